@@ -1,0 +1,4 @@
+import { Identity1763780000000 } from './1763780000000-identity.js';
+
+/** Every migration, in order. New migrations are appended, never edited once landed. */
+export const MIGRATIONS = [Identity1763780000000];

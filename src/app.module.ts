@@ -1,0 +1,18 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AuthGuard } from './shared/auth/auth.guard.js';
+import { CoreModule, type CoreOptions } from './shared/core.module.js';
+import { HealthModule } from './modules/health/index.js';
+import { IdentityModule } from './modules/identity/index.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(core: CoreOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CoreModule.forRoot(core), IdentityModule, HealthModule],
+      // The guard resolves credentials through the identity module's CredentialResolver.
+      providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
+    };
+  }
+}

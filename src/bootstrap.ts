@@ -1,0 +1,118 @@
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Application } from 'express';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../migrations/index.js';
+import { AppModule } from './app.module.js';
+import type { AppConfig } from './config/config.js';
+import { ENTITIES } from './entities.js';
+import { createDataSource, runMigrations } from './shared/database/data-source.js';
+import { startEmbedded, type EmbeddedDatabase } from './shared/database/embedded-postgres.js';
+import { EventBus } from './shared/event-bus/event-bus.port.js';
+import { InProcessEventBus } from './shared/event-bus/in-process-event-bus.js';
+import { corsMiddleware } from './shared/http/cors.middleware.js';
+import { jsonBody } from './shared/http/json-body.middleware.js';
+import { requestLogging } from './shared/http/request-logging.middleware.js';
+import { Lifecycle } from './shared/lifecycle.js';
+import { PinoNestLogger } from './shared/logging/logger.js';
+import { MetricsService } from './shared/metrics/metrics.service.js';
+
+export interface Database {
+  dataSource: DataSource;
+  embedded: EmbeddedDatabase | null;
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL when set, else the embedded server of DATA_DIR; then migrations under the advisory lock. */
+export async function openDatabase(config: AppConfig, logger: Logger, opts: { migrate?: boolean; poolSize?: number } = {}): Promise<Database> {
+  let embedded: EmbeddedDatabase | null = null;
+  let url = config.databaseUrl;
+  if (!url) {
+    logger.info({ dataDir: config.dataDir }, 'starting embedded PostgreSQL');
+    embedded = await startEmbedded(config.dataDir, (msg) => logger.debug({ component: 'embedded-postgres' }, msg));
+    url = embedded.url;
+  }
+  const dataSource = createDataSource({ url, entities: ENTITIES, migrations: MIGRATIONS, poolSize: opts.poolSize });
+  try {
+    await dataSource.initialize();
+    // A dropped connection raises 'error' on the idle client; without a handler it would crash the process.
+    (dataSource.driver as unknown as { master?: { on(e: string, l: (err: Error) => void): void } }).master?.on('error', (err) =>
+      logger.warn({ err: err.message }, 'database connection error'),
+    );
+    if (opts.migrate !== false) {
+      const applied = await runMigrations(dataSource);
+      if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+    }
+  } catch (err) {
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw err;
+  }
+  return {
+    dataSource,
+    embedded,
+    close: async () => {
+      if (dataSource.isInitialized) await dataSource.destroy().catch((err: Error) => logger.warn({ err: err.message }, 'closing the pool failed'));
+      await embedded?.stop();
+    },
+  };
+}
+
+export interface RunningService {
+  app: INestApplication;
+  url: string;
+  database: Database;
+  bus: EventBus;
+  lifecycle: Lifecycle;
+  /** Graceful stop: end streams, stop accepting, finish in-flight requests, close bus and database. */
+  stop(): Promise<void>;
+}
+
+export async function createBus(config: AppConfig, logger: Logger): Promise<EventBus> {
+  return new InProcessEventBus((err) => logger.error({ err: String(err) }, 'event listener failed'));
+}
+
+export async function startService(config: AppConfig, logger: Logger, opts: { database?: Database } = {}): Promise<RunningService> {
+  const database = opts.database ?? (await openDatabase(config, logger));
+  const bus = await createBus(config, logger);
+  const metrics = new MetricsService();
+  const lifecycle = new Lifecycle();
+  let app: INestApplication;
+  try {
+    app = await NestFactory.create(
+      AppModule.forRoot({ config, dataSource: database.dataSource, logger, bus, metrics, lifecycle }),
+      new ExpressAdapter(),
+      { bodyParser: false, logger: new PinoNestLogger(logger), abortOnError: false },
+    );
+  } catch (err) {
+    await bus.close().catch(() => undefined);
+    if (!opts.database) await database.close();
+    throw err;
+  }
+  const express = app.getHttpAdapter().getInstance() as Application;
+  express.disable('x-powered-by');
+  express.set('etag', false);
+  app.use(requestLogging(logger, metrics));
+  app.use(corsMiddleware(config.corsOrigins));
+  app.use(jsonBody());
+  await app.listen(config.port, config.host);
+  lifecycle.started = true;
+  const address = app.getHttpServer().address() as { port: number };
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+  logger.info({ url }, 'service listening');
+
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      lifecycle.beginShutdown();
+      await app.close().catch((err: Error) => logger.warn({ err: err.message }, 'closing the HTTP server failed'));
+      await bus.close().catch(() => undefined);
+      if (!opts.database) await database.close();
+    })();
+    return stopping;
+  };
+  return { app, url, database, bus, lifecycle, stop };
+}

@@ -1,0 +1,53 @@
+import { ConfigError, loadConfig } from './config/config.js';
+import { createLogger } from './shared/logging/logger.js';
+import { startService } from './bootstrap.js';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'fatal', msg: err.message, variable: err.variable }) + '\n');
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  let service;
+  try {
+    service = await startService(config, logger);
+  } catch (err) {
+    logger.fatal({ err: err instanceof Error ? err.message : String(err) }, 'start-up failed');
+    logger.flush();
+    setTimeout(() => process.exit(1), 100);
+    return;
+  }
+  const shutdown = (signal: string): void => {
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('shutdown grace period exceeded; exiting');
+      logger.flush();
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    service
+      .stop()
+      .then(() => {
+        logger.info('stopped');
+        logger.flush();
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err: String(err) }, 'shutdown failed');
+        logger.flush();
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+void main();

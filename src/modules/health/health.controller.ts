@@ -1,0 +1,57 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { Public } from '../../shared/auth/decorators.js';
+import { EventBus } from '../../shared/event-bus/event-bus.port.js';
+import { RawResponse } from '../../shared/http/envelope.interceptor.js';
+import { Lifecycle } from '../../shared/lifecycle.js';
+import { MetricsService } from '../../shared/metrics/metrics.service.js';
+
+const DB_CHECK_TIMEOUT_MS = 2000;
+
+@Controller()
+@Public()
+@RawResponse()
+export class HealthController {
+  constructor(
+    private readonly db: DataSource,
+    private readonly bus: EventBus,
+    private readonly lifecycle: Lifecycle,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  @Get('health/live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('health/ready')
+  async ready(@Res({ passthrough: true }) res: Response) {
+    const database = (await this.databaseUp()) ? 'up' : 'down';
+    const busState = this.bus.status().state;
+    const ok = database === 'up' && busState !== 'down' && this.lifecycle.started && !this.lifecycle.shuttingDown;
+    res.status(ok ? 200 : 503);
+    return { status: ok ? 'ok' : 'unavailable', checks: { database, bus: busState } };
+  }
+
+  @Get('metrics')
+  async metricsText(@Res() res: Response) {
+    res.setHeader('Content-Type', this.metrics.registry.contentType);
+    res.send(await this.metrics.registry.metrics());
+  }
+
+  private async databaseUp(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const check = this.db.query('SELECT 1').then(() => true);
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), DB_CHECK_TIMEOUT_MS);
+      });
+      return await Promise.race([check, timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import type { AuthContext } from '../../shared/auth/auth-context.js';
+import { CurrentAuth } from '../../shared/auth/decorators.js';
+import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
+import { AgentService, type AgentManager } from './agent.service.js';
+import { CreateAgentDto, CreateApiKeyDto, UpdateAgentDto } from './dto/agent.dto.js';
+
+const manager = (auth: AuthContext): AgentManager => ({ companyUuid: auth.actor.companyUuid, userUuid: auth.actor.uuid });
+
+@Controller('api/agents')
+export class AgentController {
+  constructor(private readonly agents: AgentService) {}
+
+  @Get()
+  async list(@CurrentAuth() auth: AuthContext) {
+    return { agents: await this.agents.list(manager(auth)) };
+  }
+
+  @Post()
+  create(@CurrentAuth() auth: AuthContext, @Body() body: CreateAgentDto) {
+    return this.agents.create(manager(auth), auth.actor.uuid, body);
+  }
+
+  @Get(':uuid')
+  get(@CurrentAuth() auth: AuthContext, @Param('uuid', new UuidParamPipe('Agent')) uuid: string) {
+    return this.agents.get(manager(auth), uuid);
+  }
+
+  @Patch(':uuid')
+  update(@CurrentAuth() auth: AuthContext, @Param('uuid', new UuidParamPipe('Agent')) uuid: string, @Body() body: UpdateAgentDto) {
+    return this.agents.update(manager(auth), uuid, body);
+  }
+
+  @Delete(':uuid')
+  archive(@CurrentAuth() auth: AuthContext, @Param('uuid', new UuidParamPipe('Agent')) uuid: string) {
+    return this.agents.archive(manager(auth), uuid);
+  }
+
+  @Post(':uuid/keys')
+  createKey(@CurrentAuth() auth: AuthContext, @Param('uuid', new UuidParamPipe('Agent')) uuid: string, @Body() body: CreateApiKeyDto) {
+    return this.agents.createKey(manager(auth), uuid, { name: body.name ?? null, expiresAt: body.expiresAt ? new Date(body.expiresAt) : null });
+  }
+
+  @Get(':uuid/keys')
+  async listKeys(@CurrentAuth() auth: AuthContext, @Param('uuid', new UuidParamPipe('Agent')) uuid: string) {
+    return { keys: await this.agents.listKeys(manager(auth), uuid) };
+  }
+
+  @Delete(':uuid/keys/:keyUuid')
+  @HttpCode(200)
+  revokeKey(
+    @CurrentAuth() auth: AuthContext,
+    @Param('uuid', new UuidParamPipe('Agent')) uuid: string,
+    @Param('keyUuid', new UuidParamPipe('API key')) keyUuid: string,
+  ) {
+    return this.agents.revokeKey(manager(auth), uuid, keyUuid);
+  }
+}

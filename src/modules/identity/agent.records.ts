@@ -1,0 +1,52 @@
+import { effectivePermissions } from '../../shared/auth/permissions.js';
+import type { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entities.js';
+
+export interface AgentRecord {
+  uuid: string;
+  name: string;
+  preset: AgentEntity['preset'];
+  permissions: string[];
+  effectivePermissions: string[];
+  owner: { uuid: string; name: string; email: string };
+  lastActiveAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKeyRecord {
+  uuid: string;
+  name: string | null;
+  keyPrefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+export function toAgentRecord(agent: AgentEntity, owner: Pick<UserEntity, 'uuid' | 'name' | 'email'>): AgentRecord {
+  return {
+    uuid: agent.uuid,
+    name: agent.name,
+    preset: agent.preset,
+    permissions: [...agent.permissions],
+    effectivePermissions: effectivePermissions(agent.preset, agent.permissions),
+    owner: { uuid: owner.uuid, name: owner.name, email: owner.email },
+    lastActiveAt: iso(agent.lastActiveAt),
+    createdAt: agent.createdAt.toISOString(),
+    updatedAt: agent.updatedAt.toISOString(),
+  };
+}
+
+export function toApiKeyRecord(key: AgentApiKeyEntity): ApiKeyRecord {
+  return {
+    uuid: key.uuid,
+    name: key.name,
+    keyPrefix: key.keyPrefix,
+    createdAt: key.createdAt.toISOString(),
+    expiresAt: iso(key.expiresAt),
+    revokedAt: iso(key.revokedAt),
+    lastUsedAt: iso(key.lastUsedAt),
+  };
+}

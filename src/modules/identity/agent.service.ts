@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, In, IsNull, type EntityManager } from 'typeorm';
+import { canonicalPermissions, isPermission, isPreset, type Permission, type Preset } from '../../shared/auth/permissions.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entities.js';
+import { newApiKey } from './domain/credentials.js';
+import { toAgentRecord, toApiKeyRecord, type AgentRecord, type ApiKeyRecord } from './agent.records.js';
+
+export interface AgentChanges {
+  name?: string;
+  preset?: string;
+  permissions?: string[];
+}
+
+/** Who manages agents: a user of the company (REST), or the operator (CLI, no owner check). */
+export interface AgentManager {
+  companyUuid: string;
+  /** Null for the operator. */
+  userUuid: string | null;
+}
+
+export function parsePreset(value: unknown): Preset {
+  if (!isPreset(value)) throw new ValidationError(`Invalid preset: ${String(value)}`);
+  return value;
+}
+
+export function parsePermissions(values: unknown[]): Permission[] {
+  for (const v of values) if (!isPermission(v)) throw new ValidationError(`Invalid permission: ${String(v)}`);
+  return canonicalPermissions(values as Permission[]);
+}
+
+function cleanName(name: string, max = 200): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > max) throw new ValidationError(`Name must be 1-${max} characters`, [{ field: 'name', message: `must be 1-${max} characters` }]);
+  return trimmed;
+}
+
+/** Agents and their API keys (platform.md §3): any user of the company reads; only the owner changes. */
+@Injectable()
+export class AgentService {
+  constructor(private readonly db: DataSource) {}
+
+  async list(m: AgentManager): Promise<AgentRecord[]> {
+    const agents = await this.db.getRepository(AgentEntity).find({
+      where: { companyUuid: m.companyUuid, archivedAt: IsNull() },
+      order: { createdAt: 'ASC', uuid: 'ASC' },
+    });
+    const owners = await this.owners(this.db.manager, agents);
+    return agents.map((a) => toAgentRecord(a, owners.get(a.ownerUuid)!));
+  }
+
+  async get(m: AgentManager, uuid: string): Promise<AgentRecord> {
+    const agent = await this.find(this.db.manager, m, uuid);
+    return this.record(this.db.manager, agent);
+  }
+
+  async create(m: AgentManager, ownerUuid: string, input: { name: string; preset?: string; permissions?: string[] }): Promise<AgentRecord> {
+    const preset = parsePreset(input.preset ?? 'developer_agent');
+    const permissions = parsePermissions(input.permissions ?? []);
+    const name = cleanName(input.name);
+    const owner = await this.db.getRepository(UserEntity).findOne({ where: { uuid: ownerUuid, companyUuid: m.companyUuid } });
+    if (!owner) throw new NotFoundError('User');
+    const agent = this.db.getRepository(AgentEntity).create({
+      uuid: randomUUID(),
+      companyUuid: m.companyUuid,
+      ownerUuid,
+      name,
+      preset,
+      permissions,
+      lastActiveAt: null,
+      archivedAt: null,
+    });
+    await this.db.getRepository(AgentEntity).save(agent);
+    return toAgentRecord(agent, owner);
+  }
+
+  async update(m: AgentManager, uuid: string, changes: AgentChanges): Promise<AgentRecord> {
+    const preset = changes.preset !== undefined ? parsePreset(changes.preset) : undefined;
+    const permissions = changes.permissions !== undefined ? parsePermissions(changes.permissions) : undefined;
+    const name = changes.name !== undefined ? cleanName(changes.name) : undefined;
+    return this.db.transaction(async (em) => {
+      const agent = await this.findOwned(em, m, uuid, true);
+      if (name !== undefined) agent.name = name;
+      if (preset !== undefined) agent.preset = preset;
+      if (permissions !== undefined) agent.permissions = permissions;
+      await em.save(agent);
+      return this.record(em, agent);
+    });
+  }
+
+  /** Archive (platform.md §3 / domain.md §8): keys revoked, sessions closed, assignments kept. */
+  async archive(m: AgentManager, uuid: string): Promise<{ uuid: string; deleted: true }> {
+    await this.db.transaction(async (em) => {
+      const agent = await this.findOwned(em, m, uuid, true);
+      const now = new Date();
+      agent.archivedAt = now;
+      await em.save(agent);
+      await em.update(AgentApiKeyEntity, { agentUuid: uuid, revokedAt: IsNull() }, { revokedAt: now });
+      // Agent sessions arrive with the domain; close them when the table exists.
+      const hasSessions: Array<{ exists: boolean }> = await em.query(`SELECT to_regclass('agent_session') IS NOT NULL AS exists`);
+      if (hasSessions[0]?.exists) {
+        await em.query(
+          `UPDATE session_task_checkin SET checkout_at = now() WHERE checkout_at IS NULL
+             AND session_uuid IN (SELECT uuid FROM agent_session WHERE agent_uuid = $1)`,
+          [uuid],
+        );
+        await em.query(`UPDATE agent_session SET status = 'closed', closed_at = now(), updated_at = now() WHERE agent_uuid = $1 AND status = 'active'`, [uuid]);
+      }
+    });
+    return { uuid, deleted: true };
+  }
+
+  async createKey(m: AgentManager, agentUuid: string, input: { name?: string | null; expiresAt?: Date | null }): Promise<{ key: string; apiKey: ApiKeyRecord }> {
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+      throw new ValidationError('expiresAt must be in the future', [{ field: 'expiresAt', message: 'must be in the future' }]);
+    }
+    const name = input.name == null ? null : input.name.trim() || null;
+    if (name && name.length > 100) throw new ValidationError('Key name must be at most 100 characters', [{ field: 'name', message: 'must be at most 100 characters' }]);
+    const agent = await this.findOwned(this.db.manager, m, agentUuid, false);
+    const { key, hash, prefix } = newApiKey();
+    const entity = this.db.getRepository(AgentApiKeyEntity).create({
+      uuid: randomUUID(),
+      companyUuid: agent.companyUuid,
+      agentUuid: agent.uuid,
+      name,
+      keyHash: hash,
+      keyPrefix: prefix,
+      expiresAt: input.expiresAt ?? null,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
+    await this.db.getRepository(AgentApiKeyEntity).save(entity);
+    return { key, apiKey: toApiKeyRecord(entity) };
+  }
+
+  async listKeys(m: AgentManager, agentUuid: string): Promise<ApiKeyRecord[]> {
+    await this.find(this.db.manager, m, agentUuid);
+    const keys = await this.db.getRepository(AgentApiKeyEntity).find({ where: { agentUuid }, order: { createdAt: 'DESC', uuid: 'ASC' } });
+    return keys.map(toApiKeyRecord);
+  }
+
+  /** Idempotent; a key of another agent is "not found". With `agentUuid` null (operator), any key of the company. */
+  async revokeKey(m: AgentManager, agentUuid: string | null, keyUuid: string): Promise<ApiKeyRecord> {
+    return this.db.transaction(async (em) => {
+      if (agentUuid !== null) await this.findOwned(em, m, agentUuid, false);
+      const key = await em.findOne(AgentApiKeyEntity, {
+        where: { uuid: keyUuid, companyUuid: m.companyUuid, ...(agentUuid !== null ? { agentUuid } : {}) },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!key) throw new NotFoundError('API key');
+      if (!key.revokedAt) {
+        key.revokedAt = new Date();
+        await em.save(key);
+      }
+      return toApiKeyRecord(key);
+    });
+  }
+
+  private async find(em: EntityManager, m: AgentManager, uuid: string, lock = false): Promise<AgentEntity> {
+    const agent = await em.findOne(AgentEntity, {
+      where: { uuid, companyUuid: m.companyUuid, archivedAt: IsNull() },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!agent) throw new NotFoundError('Agent');
+    return agent;
+  }
+
+  private async findOwned(em: EntityManager, m: AgentManager, uuid: string, lock: boolean): Promise<AgentEntity> {
+    const agent = await this.find(em, m, uuid, lock);
+    if (m.userUuid !== null && agent.ownerUuid !== m.userUuid) throw new ForbiddenError("Only the agent's owner can manage it");
+    return agent;
+  }
+
+  private async owners(em: EntityManager, agents: AgentEntity[]): Promise<Map<string, UserEntity>> {
+    const ids = [...new Set(agents.map((a) => a.ownerUuid))];
+    const users = ids.length ? await em.find(UserEntity, { where: { uuid: In(ids) } }) : [];
+    return new Map(users.map((u) => [u.uuid, u]));
+  }
+
+  private async record(em: EntityManager, agent: AgentEntity): Promise<AgentRecord> {
+    const owner = await em.findOneByOrFail(UserEntity, { uuid: agent.ownerUuid });
+    return toAgentRecord(agent, owner);
+  }
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull } from 'typeorm';
+import { USER_PERMISSIONS } from '../../shared/auth/actor.js';
+import { CredentialResolver, type AuthContext } from '../../shared/auth/auth-context.js';
+import { effectivePermissions } from '../../shared/auth/permissions.js';
+import { RateLimitedError, UnauthorizedError } from '../../shared/errors/app-error.js';
+import { AgentApiKeyEntity, AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './identity.entities.js';
+import { dummyPasswordHash, looksLikeApiKey, newSessionToken, sha256Hex, verifyPassword } from './domain/credentials.js';
+import { LoginThrottle } from './login-throttle.js';
+
+const SESSION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+const RENEW_BELOW_MS = SESSION_LIFETIME_MS / 2;
+const TOUCH_INTERVAL_MS = 60 * 1000;
+
+export interface LoginResult {
+  token: string;
+  data: { user: { uuid: string; email: string; name: string }; company: { uuid: string; name: string } };
+}
+
+/** User login and sessions, and resolution of both credential kinds for the auth guard. */
+@Injectable()
+export class AuthService extends CredentialResolver {
+  private readonly throttle = new LoginThrottle();
+
+  constructor(private readonly db: DataSource) {
+    super();
+  }
+
+  async login(rawEmail: string, password: string): Promise<LoginResult> {
+    const email = rawEmail.trim().toLowerCase();
+    const wait = this.throttle.retryAfter(email);
+    if (wait > 0) throw new RateLimitedError('Too many login attempts', wait);
+    const user = await this.db.getRepository(UserEntity).findOne({ where: { email } });
+    // Unknown emails are checked against a dummy hash so both failures take the same time.
+    const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
+    if (!user || !ok) {
+      this.throttle.fail(email);
+      throw new UnauthorizedError('Invalid email or password');
+    }
+    this.throttle.succeed(email);
+    const company = await this.db.getRepository(CompanyEntity).findOneByOrFail({ uuid: user.companyUuid });
+    const token = newSessionToken();
+    const now = new Date();
+    await this.db.getRepository(UserSessionEntity).insert({
+      uuid: randomUUID(),
+      companyUuid: user.companyUuid,
+      userUuid: user.uuid,
+      tokenHash: sha256Hex(token),
+      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
+      lastSeenAt: now,
+    });
+    return { token, data: { user: { uuid: user.uuid, email: user.email, name: user.name }, company: { uuid: company.uuid, name: company.name } } };
+  }
+
+  async logout(token: string | null): Promise<void> {
+    if (token) await this.db.getRepository(UserSessionEntity).delete({ tokenHash: sha256Hex(token) });
+  }
+
+  async resolveSession(token: string): Promise<{ context: AuthContext; renew: boolean } | null> {
+    if (token.length > 200) return null;
+    const rows: Array<{
+      session_uuid: string; expires_at: Date; last_seen_at: Date; user_uuid: string; email: string; user_name: string;
+      company_uuid: string; company_name: string;
+    }> = await this.db.query(
+      `SELECT s.uuid AS session_uuid, s.expires_at, s.last_seen_at, u.uuid AS user_uuid, u.email, u.name AS user_name,
+              c.uuid AS company_uuid, c.name AS company_name
+         FROM user_session s JOIN app_user u ON u.uuid = s.user_uuid JOIN company c ON c.uuid = u.company_uuid
+        WHERE s.token_hash = $1 AND s.expires_at > now()`,
+      [sha256Hex(token)],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const now = Date.now();
+    const renew = row.expires_at.getTime() - now < RENEW_BELOW_MS;
+    if (renew) {
+      await this.db.query(`UPDATE user_session SET expires_at = $2, last_seen_at = now() WHERE uuid = $1`, [
+        row.session_uuid,
+        new Date(now + SESSION_LIFETIME_MS),
+      ]);
+    } else if (now - row.last_seen_at.getTime() > TOUCH_INTERVAL_MS) {
+      await this.db.query(`UPDATE user_session SET last_seen_at = now() WHERE uuid = $1`, [row.session_uuid]);
+    }
+    const user = { uuid: row.user_uuid, email: row.email, name: row.user_name };
+    return {
+      renew,
+      context: {
+        via: 'session',
+        companyName: row.company_name,
+        user,
+        actor: {
+          type: 'user',
+          uuid: row.user_uuid,
+          companyUuid: row.company_uuid,
+          name: row.user_name || row.email,
+          ownerUuid: null,
+          permissions: USER_PERMISSIONS,
+        },
+      },
+    };
+  }
+
+  async resolveApiKey(rawKey: string): Promise<AuthContext | null> {
+    if (!looksLikeApiKey(rawKey)) return null;
+    // The lookup by hash is the comparison; the raw key is never compared or stored.
+    const rows: Array<{
+      key_uuid: string; last_used_at: Date | null; agent_uuid: string; agent_name: string; owner_uuid: string;
+      preset: AgentEntity['preset']; permissions: AgentEntity['permissions']; company_uuid: string; company_name: string;
+    }> = await this.db.query(
+      `SELECT k.uuid AS key_uuid, k.last_used_at, a.uuid AS agent_uuid, a.name AS agent_name, a.owner_uuid, a.preset,
+              a.permissions, c.uuid AS company_uuid, c.name AS company_name
+         FROM agent_api_key k JOIN agent a ON a.uuid = k.agent_uuid JOIN company c ON c.uuid = a.company_uuid
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+          AND a.archived_at IS NULL`,
+      [sha256Hex(rawKey)],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
+      await this.db.getRepository(AgentApiKeyEntity).update({ uuid: row.key_uuid, revokedAt: IsNull() }, { lastUsedAt: new Date() });
+    }
+    return {
+      via: 'api_key',
+      companyName: row.company_name,
+      agent: { uuid: row.agent_uuid, name: row.agent_name, ownerUuid: row.owner_uuid },
+      apiKeyUuid: row.key_uuid,
+      actor: {
+        type: 'agent',
+        uuid: row.agent_uuid,
+        companyUuid: row.company_uuid,
+        name: row.agent_name,
+        ownerUuid: row.owner_uuid,
+        permissions: new Set(effectivePermissions(row.preset, row.permissions)),
+      },
+    };
+  }
+
+  /** Removes expired sessions; called periodically. */
+  async purgeExpiredSessions(): Promise<number> {
+    const res: [unknown, number] = await this.db.query(`DELETE FROM user_session WHERE expires_at <= now()`);
+    return Array.isArray(res) ? Number(res[1] ?? 0) : 0;
+  }
+}

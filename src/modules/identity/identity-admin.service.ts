@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { CompanyEntity, UserEntity } from './identity.entities.js';
+import { hashPassword } from './domain/credentials.js';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Operator-only identity writes (the admin CLI): companies and users have no REST creation route. */
+@Injectable()
+export class IdentityAdminService {
+  constructor(private readonly db: DataSource) {}
+
+  async createCompany(rawName: string): Promise<{ uuid: string; name: string }> {
+    const name = rawName.trim();
+    if (name.length < 1 || name.length > 200) throw new ValidationError('Company name must be 1-200 characters');
+    const company = this.db.getRepository(CompanyEntity).create({ uuid: randomUUID(), name });
+    await this.db.getRepository(CompanyEntity).save(company);
+    return { uuid: company.uuid, name: company.name };
+  }
+
+  async createUser(input: { companyUuid: string; email: string; name: string; password: string }): Promise<{ uuid: string; email: string; name: string; companyUuid: string }> {
+    const email = input.email.trim().toLowerCase();
+    if (!EMAIL.test(email) || email.length > 320) throw new ValidationError(`Invalid email: ${input.email}`);
+    const name = input.name.trim();
+    if (name.length < 1 || name.length > 200) throw new ValidationError('User name must be 1-200 characters');
+    if (input.password.length < 8 || input.password.length > 256) throw new ValidationError('Password must be 8-256 characters');
+    const company = await this.db.getRepository(CompanyEntity).findOneBy({ uuid: input.companyUuid });
+    if (!company) throw new NotFoundError('Company');
+    if (await this.db.getRepository(UserEntity).existsBy({ email })) throw new ConflictError(`A user with email ${email} already exists`);
+    const user = this.db.getRepository(UserEntity).create({
+      uuid: randomUUID(),
+      companyUuid: company.uuid,
+      email,
+      name,
+      passwordHash: await hashPassword(input.password),
+    });
+    try {
+      await this.db.getRepository(UserEntity).save(user);
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new ConflictError(`A user with email ${email} already exists`);
+      throw err;
+    }
+    return { uuid: user.uuid, email: user.email, name: user.name, companyUuid: user.companyUuid };
+  }
+
+  async userExists(email: string): Promise<boolean> {
+    return this.db.getRepository(UserEntity).existsBy({ email: email.trim().toLowerCase() });
+  }
+}

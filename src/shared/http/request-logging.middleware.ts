@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { MetricsService } from '../metrics/metrics.service.js';
+import { requestContext } from '../logging/logger.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Outermost middleware: request id (reused from `X-Request-Id` when well-formed), per-request log context,
+ * one access-log line and the latency histogram. Headers, bodies and secrets are never logged.
+ */
+export function requestLogging(logger: Logger, metrics: MetricsService) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    const ctx = { requestId } as { requestId: string; companyUuid?: string; actor?: string };
+    res.once('finish', () => done(false));
+    res.once('close', () => done(true));
+    let logged = false;
+    function done(closed: boolean): void {
+      if (logged) return;
+      logged = true;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (req.route as { path?: string } | undefined)?.path ?? (res.statusCode === 404 ? 'unmatched' : req.baseUrl || 'unmatched');
+      metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      logger.info(
+        {
+          requestId,
+          companyUuid: ctx.companyUuid,
+          actor: ctx.actor,
+          method: req.method,
+          route,
+          status: res.statusCode,
+          durationMs: Math.round(seconds * 1e4) / 10,
+          aborted: closed && !res.writableFinished ? true : undefined,
+        },
+        'request',
+      );
+    }
+    requestContext.run(ctx, next);
+  };
+}

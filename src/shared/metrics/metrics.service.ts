@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One registry for the process; modules add their metrics here (platform.md §11). */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  readonly httpDuration = new Histogram({
+    name: 'svc_http_request_duration_seconds',
+    help: 'HTTP request duration by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  readonly sseConnections = new Gauge({
+    name: 'svc_sse_connections',
+    help: 'Open SSE streams by stream',
+    labelNames: ['stream'] as const,
+    registers: [this.registry],
+  });
+
+  readonly eventsPublished = new Counter({
+    name: 'svc_events_published_total',
+    help: 'Events published on the bus by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly eventsDelivered = new Counter({
+    name: 'svc_events_delivered_total',
+    help: 'Frames written to SSE streams by stream',
+    labelNames: ['stream'] as const,
+    registers: [this.registry],
+  });
+
+  readonly mcpCalls = new Counter({
+    name: 'svc_mcp_calls_total',
+    help: 'Tool calls by tool and outcome',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly mcpDuration = new Histogram({
+    name: 'svc_mcp_call_duration_seconds',
+    help: 'Tool call duration by tool',
+    labelNames: ['tool'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'svc_process_' });
+  }
+}

@@ -1,0 +1,77 @@
+import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { HttpClient } from '../utils/http.js';
+import { IdentityFactory } from '../factories/identity.factory.js';
+
+describe('REST error envelope (e2e)', () => {
+  let app: TestApp;
+  let http: HttpClient;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    http = new HttpClient(app.url);
+    const f = new IdentityFactory(app.db.dataSource);
+    const company = await f.company();
+    const user = await f.user(company.uuid);
+    await http.login(user.email, user.password);
+  });
+  afterAll(() => app.close());
+
+  it('answers malformed JSON with 400 BAD_REQUEST "Invalid JSON body"', async () => {
+    const res = await http.request('POST', '/api/agents', { body: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: { code: 'BAD_REQUEST', message: 'Invalid JSON body' } });
+  });
+
+  it('refuses a non-JSON body with 400 BAD_REQUEST', async () => {
+    const res = await http.request('POST', '/api/agents', { body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('BAD_REQUEST');
+  });
+
+  it('answers wrong types with VALIDATION_ERROR and dotted details', async () => {
+    const res = await http.post('/api/agents', { name: 42, permissions: 'x' });
+    expect(res.status).toBe(400);
+    expect(res.body.success).toBe(false);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    const fields = res.body.error.details.map((d: { field: string }) => d.field);
+    expect(fields).toEqual(expect.arrayContaining(['name', 'permissions']));
+  });
+
+  it('answers unknown fields with VALIDATION_ERROR naming the field', async () => {
+    const res = await http.post('/api/agents', { name: 'A', colour: 'red' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'colour', message: 'should not exist' }]);
+  });
+
+  it('answers bodies over 1 MiB with 413 PAYLOAD_TOO_LARGE', async () => {
+    const res = await http.post('/api/agents', { name: 'x'.repeat(1024 * 1024 + 10) });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers unknown routes with the 404 envelope', async () => {
+    const res = await http.get('/api/does-not-exist');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: 'Route not found' } });
+  });
+
+  it('answers a known path with an unsupported method with 405 and Allow', async () => {
+    const res = await http.request('PUT', '/api/auth/login', { json: {} });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    const ok = await http.get('/health/live', { 'x-request-id': 'abc.DEF-123_x' });
+    expect(ok.headers.get('x-request-id')).toBe('abc.DEF-123_x');
+    const bad = await http.get('/health/live', { 'x-request-id': 'has spaces!' });
+    expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers a malformed path uuid with 404, not 400 or 500', async () => {
+    const res = await http.get('/api/agents/not-a-uuid');
+    expect(res.status).toBe(404);
+    expect(res.body.error).toEqual({ code: 'NOT_FOUND', message: 'Agent not found' });
+  });
+});
