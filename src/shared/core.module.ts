@@ -11,6 +11,7 @@ import { RouteTable } from './http/route-table.js';
 import { Lifecycle } from './lifecycle.js';
 import { LOGGER } from './logging/logger.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { MutationHooks, TransactionRunner } from './database/transaction-runner.js';
 import { createValidationPipe } from './validation/validation.pipe.js';
 
 export interface CoreOptions {
@@ -41,11 +42,13 @@ export class CoreModule {
           inject: [HttpAdapterHost],
           useFactory: (host: HttpAdapterHost) => new RouteTable(() => host.httpAdapter.getInstance() as Application),
         },
+        MutationHooks,
+        TransactionRunner,
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
-      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable],
+      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable, MutationHooks, TransactionRunner],
     };
   }
 }

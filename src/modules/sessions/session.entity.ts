@@ -1,0 +1,23 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity('agent_session')
+export class AgentSessionEntity {
+  @PrimaryColumn('uuid') uuid: string;
+  @Column('uuid') companyUuid: string;
+  @Column('uuid') agentUuid: string;
+  @Column('text') name: string;
+  @Column('text', { default: '' }) description: string;
+  @Column('text', { default: 'active' }) status: 'active' | 'closed';
+  @Column('timestamptz') lastActiveAt: Date;
+  @Column('timestamptz', { nullable: true }) closedAt: Date | null;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
+}
+
+@Entity('session_task_checkin')
+export class SessionTaskCheckinEntity {
+  @PrimaryColumn('uuid') sessionUuid: string;
+  @PrimaryColumn('uuid') taskUuid: string;
+  @Column('timestamptz') checkinAt: Date;
+  @Column('timestamptz', { nullable: true }) checkoutAt: Date | null;
+}
