@@ -1,0 +1,1 @@
+export { CommentEntity, ReferenceEntity, MentionEntity } from './collaboration.entity.js';

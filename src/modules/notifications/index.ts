@@ -1,0 +1,1 @@
+export { NotificationEntity, NotificationPreferenceEntity } from './notification.entity.js';

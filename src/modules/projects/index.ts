@@ -1,0 +1,1 @@
+export { ProjectEntity, ProjectGroupEntity } from './project.entity.js';

@@ -1,0 +1,1 @@
+export { AgentSessionEntity, SessionTaskCheckinEntity } from './session.entity.js';

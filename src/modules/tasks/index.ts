@@ -1,0 +1,3 @@
+export { TaskEntity, AcceptanceCriterionEntity, TaskDependencyEntity } from './task.entity.js';
+export * from './domain/task-transition.js';
+export * from './domain/criteria.js';
