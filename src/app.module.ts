@@ -5,13 +5,14 @@ import { CoreModule, type CoreOptions } from './shared/core.module.js';
 import { HealthModule } from './modules/health/index.js';
 import { IdentityModule } from './modules/identity/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
+import { ToolsModule } from './modules/tools/index.js';
 
 @Module({})
 export class AppModule {
   static forRoot(core: CoreOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(core), IdentityModule, HealthModule, RealtimeModule],
+      imports: [CoreModule.forRoot(core), IdentityModule, HealthModule, RealtimeModule, ToolsModule],
       // The guard resolves credentials through the identity module's CredentialResolver.
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
