@@ -21,8 +21,9 @@ describe('renderResult (64 KiB cap)', () => {
   });
 
   it('cuts task tracker rows before idea tracker rows and removes emptied projects', () => {
-    const row = (n: number) => ({ n, pad: 'y'.repeat(400) });
-    const ideaTracker = { p1: { name: 'P1', ideas: Array.from({ length: 60 }, (_, i) => row(i)) } };
+    const row = (n: number, pad = 400) => ({ n, pad: 'y'.repeat(pad) });
+    // Ideas take ~55 KB, so only part of the first project's tasks can stay.
+    const ideaTracker = { p1: { name: 'P1', ideas: Array.from({ length: 60 }, (_, i) => row(i, 900)) } };
     const taskTracker = {
       p1: { name: 'P1', tasks: Array.from({ length: 60 }, (_, i) => row(i)) },
       p2: { name: 'P2', tasks: Array.from({ length: 60 }, (_, i) => row(i)) },
