@@ -153,6 +153,9 @@ describe('CommentService.add', () => {
     expect(after.comments).toBe(before.comments + 2);
     expect(after.activities).toBe(before.activities + 1);
     expect(mutations[0].mentionSources.map((m) => m.after)).toEqual(['first', 'second']);
+    // Both share one transaction, yet keep their order.
+    const listed = await svc.list(user, { targetType: 'task', targetUuid: targets.task.uuid, pageSize: 100 });
+    expect(listed.comments.slice(-2).map((c) => c.content)).toEqual(['first', 'second']);
   });
 });
 

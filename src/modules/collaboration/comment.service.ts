@@ -42,17 +42,25 @@ export function validateCommentContent(content: unknown): string {
 export async function writeComment(tx: Tx, target: ResolvedTarget, content: string): Promise<CommentRecord> {
   const text = validateCommentContent(content);
   const { actor } = tx;
-  const comment = await tx.manager.save(
-    tx.manager.create(CommentEntity, {
-      uuid: randomUUID(),
+  const uuid = randomUUID();
+  // clock_timestamp(), not now(): several comments of one transaction keep their order.
+  await tx.manager
+    .createQueryBuilder()
+    .insert()
+    .into(CommentEntity)
+    .values({
+      uuid,
       companyUuid: actor.companyUuid,
       targetType: target.type,
       targetUuid: target.uuid,
       content: text,
       authorType: actor.type,
       authorUuid: actor.uuid,
-    }),
-  );
+      createdAt: () => 'clock_timestamp()',
+      updatedAt: () => 'clock_timestamp()',
+    })
+    .execute();
+  const comment = await tx.manager.findOneByOrFail(CommentEntity, { uuid });
   tx.change(target.type, target.uuid, target.projectUuid, 'updated');
   tx.activity({
     projectUuid: target.projectUuid,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { type EntityManager } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { PersonResolver } from '../../shared/database/person.js';
 import { findInCompany } from '../../shared/database/tenant.js';
@@ -53,24 +53,32 @@ export async function insertReferences(tx: Tx, target: { type: ReferenceTargetTy
   if (existing + refs.length > MAX_REFERENCES_PER_TARGET) {
     throw new ValidationError(`Maximum ${MAX_REFERENCES_PER_TARGET} references per target`);
   }
-  const rows: ReferenceEntity[] = [];
-  // One at a time so `createdAt` follows input order (each insert reads the clock anew).
+  const uuids: string[] = [];
+  // One statement per row, stamped with clock_timestamp(): `createdAt` then follows input order even inside one
+  // transaction (now() would give every row the same time).
   for (const ref of refs) {
-    rows.push(
-      await tx.manager.save(
-        tx.manager.create(ReferenceEntity, {
-          uuid: randomUUID(),
-          companyUuid: tx.actor.companyUuid,
-          targetType: target.type,
-          targetUuid: target.uuid,
-          ...ref,
-          createdByType: tx.actor.type,
-          createdByUuid: tx.actor.uuid,
-        }),
-      ),
-    );
+    const uuid = randomUUID();
+    await tx.manager
+      .createQueryBuilder()
+      .insert()
+      .into(ReferenceEntity)
+      .values({
+        uuid,
+        companyUuid: tx.actor.companyUuid,
+        targetType: target.type,
+        targetUuid: target.uuid,
+        ...ref,
+        createdByType: tx.actor.type,
+        createdByUuid: tx.actor.uuid,
+        createdAt: () => 'clock_timestamp()',
+        updatedAt: () => 'clock_timestamp()',
+      })
+      .execute();
+    uuids.push(uuid);
   }
-  return rows;
+  const rows = await tx.manager.find(ReferenceEntity, { where: { uuid: In(uuids) } });
+  const byUuid = new Map(rows.map((r) => [r.uuid, r]));
+  return uuids.map((u) => byUuid.get(u)!);
 }
 
 /** External links on ideas, proposals and tasks; every write counts as `<targetType> updated`. */
