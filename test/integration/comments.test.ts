@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { CommentEntity, CommentService, countComments, writeComment, resolveTarget } from '../../src/modules/collaboration/index.js';
+import { CommentEntity, CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { ActivityEntity } from '../../src/shared/database/activity.entity.js';
 import type { CommittedMutation } from '../../src/shared/database/transaction-runner.js';
@@ -224,5 +224,35 @@ describe('CommentService.list', () => {
   it('counts comments of one target', async () => {
     expect(await countComments(db.manager, user.companyUuid, 'proposal', proposalUuid)).toBe(5);
     expect(await countComments(db.manager, other.companyUuid, 'proposal', proposalUuid)).toBe(0);
+  });
+});
+
+describe('validMentionTargets', () => {
+  it('keeps users and non-archived agents of the company in text order, drops the actor and everything else', async () => {
+    const ids = new IdentityFactory(db);
+    const colleague = await ids.user(user.companyUuid);
+    const archived = (await ids.agent(user.companyUuid, user.uuid, { name: 'Old Bot' })).agent;
+    await db.query('UPDATE agent SET archived_at = now() WHERE uuid = $1', [archived.uuid]);
+    const text = [
+      `@[Bot](agent:${agent.uuid.toUpperCase()})`,
+      `@[Me](user:${user.uuid})`,
+      `@[Col](user:${colleague.uuid})`,
+      `@[Old](agent:${archived.uuid})`,
+      `@[Stranger](user:${other.uuid})`,
+      `@[Nobody](user:${randomUUID()})`,
+      `@[Wrong type](agent:${colleague.uuid})`,
+    ].join(' ');
+    const kept = await validMentionTargets(db.manager, user.companyUuid, user, parseMentions(text));
+    expect(kept).toEqual([
+      { type: 'agent', uuid: agent.uuid },
+      { type: 'user', uuid: colleague.uuid },
+    ]);
+    // The agent mentioning itself is dropped; its owner user is a different person and stays.
+    const byAgent = await validMentionTargets(db.manager, user.companyUuid, agent, parseMentions(text));
+    expect(byAgent).toEqual([
+      { type: 'user', uuid: user.uuid },
+      { type: 'user', uuid: colleague.uuid },
+    ]);
+    expect(await validMentionTargets(db.manager, user.companyUuid, user, [])).toEqual([]);
   });
 });
