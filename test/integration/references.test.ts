@@ -208,6 +208,14 @@ describe('ReferenceService.update', () => {
     expect(h.events).toEqual([]);
   });
 
+  it('refuses null for type, url and title', async () => {
+    const before = await snapshot();
+    for (const field of ['type', 'url', 'title']) {
+      await expect(svc.update(user, { referenceUuid: refUuid, [field]: null } as never)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
   it('an update to the same values changes nothing: no event, no activity', async () => {
     const before = await snapshot();
     const rec = await svc.update(user, { referenceUuid: refUuid, title: 'Link 1', notes: 'old' });

@@ -103,12 +103,9 @@ export class ReferenceService {
     if (!given.length) throw new ValidationError('Nothing to update');
     return this.runner.run(actor, async (tx) => {
       const row = await this.find(tx, input.referenceUuid);
-      const next = validateReference({
-        type: input.type ?? row.type,
-        url: input.url ?? row.url,
-        title: input.title ?? row.title,
-        notes: input.notes !== undefined ? input.notes : row.notes,
-      });
+      // Only notes may be cleared with null; a null type, url or title fails their rules.
+      const pick = <K extends (typeof EDITABLE)[number]>(k: K): ReferenceInput[K] => (input[k] !== undefined ? input[k] : row[k]) as ReferenceInput[K];
+      const next = validateReference({ type: pick('type'), url: pick('url'), title: pick('title'), notes: pick('notes') });
       const changed = EDITABLE.filter((k) => next[k] !== row[k]);
       // An update that changes nothing publishes nothing and writes no activity.
       if (!changed.length) return this.toRecord(tx.manager, row);
