@@ -84,10 +84,14 @@ export async function createBus(config: AppConfig, logger: Logger, metrics: Metr
   return new InProcessEventBus((err) => logger.error({ err: String(err) }, 'event listener failed'));
 }
 
-export async function startService(config: AppConfig, logger: Logger, opts: { database?: Database } = {}): Promise<RunningService> {
+export async function startService(
+  config: AppConfig,
+  logger: Logger,
+  opts: { database?: Database; bus?: EventBus } = {},
+): Promise<RunningService> {
   const database = opts.database ?? (await openDatabase(config, logger));
   const metrics = new MetricsService();
-  const bus = await createBus(config, logger, metrics);
+  const bus = opts.bus ?? (await createBus(config, logger, metrics));
   const lifecycle = new Lifecycle();
   let app: INestApplication;
   try {

