@@ -1,3 +1,7 @@
+/**
+ * Admin CLI (platform.md §10). Success: one JSON object on stdout, exit 0. Failure: `{"error":{code,message}}` on
+ * stderr, exit 1. Usage error: a message and the usage text on stderr, exit 2.
+ */
 import 'reflect-metadata';
 import { openDatabase } from '../bootstrap.js';
 import { ConfigError, loadConfig } from '../config/config.js';
@@ -5,11 +9,6 @@ import { AppError, isDatabaseUnavailable } from '../shared/errors/app-error.js';
 import { createLogger } from '../shared/logging/logger.js';
 import { UsageError, type CliCommand, type OptionValues } from './cli-command.js';
 import { parseCommand, usage } from './commands.js';
-
-/**
- * Admin CLI (platform.md §10). Success: one JSON object on stdout, exit 0. Failure: `{"error":{code,message}}` on
- * stderr, exit 1. Usage error: a message and the usage text on stderr, exit 2.
- */
 
 async function execute(command: CliCommand, values: OptionValues): Promise<object> {
   const config = loadConfig();
