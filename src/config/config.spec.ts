@@ -1,0 +1,103 @@
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from './config.js';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('applies the defaults of platform.md §1 to an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: null,
+      dataDir: resolve('./.data'),
+      natsUrl: null,
+      busSubjectPrefix: 'svc',
+      logLevel: 'info',
+      cookieSecure: false,
+      corsOrigins: [],
+      sseHeartbeatMs: 30000,
+      publicUrl: null,
+      publicOrigin: null,
+      nodeEnv: 'development',
+    });
+  });
+
+  it('treats blank values as unset', () => {
+    expect(loadConfig({ PORT: '  ', LOG_LEVEL: '', DATABASE_URL: ' ' })).toMatchObject({ port: 3000, logLevel: 'info', databaseUrl: null });
+  });
+
+  it('makes the cookie Secure by default only in production, and lets COOKIE_SECURE override it', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).cookieSecure).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', COOKIE_SECURE: 'false' }).cookieSecure).toBe(false);
+    expect(loadConfig({ COOKIE_SECURE: 'true' }).cookieSecure).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u:p@db:5432/svc',
+      DATA_DIR: '/var/lib/svc',
+      NATS_URL: 'nats://nats:4222',
+      BUS_SUBJECT_PREFIX: 'svc_prod-1',
+      LOG_LEVEL: 'debug',
+      CORS_ORIGINS: 'https://app.example.com, http://localhost:5173/',
+      SSE_HEARTBEAT_MS: '50',
+      PUBLIC_URL: 'https://svc.example.com/base/path',
+    });
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://u:p@db:5432/svc',
+      dataDir: '/var/lib/svc',
+      natsUrl: 'nats://nats:4222',
+      busSubjectPrefix: 'svc_prod-1',
+      logLevel: 'debug',
+      // Listed origins are normalised to bare origins (no trailing slash or path).
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+      sseHeartbeatMs: 50,
+      publicUrl: 'https://svc.example.com/base/path',
+      publicOrigin: 'https://svc.example.com',
+    });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).databaseUrl).toBe('postgresql://h/db');
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '-1'],
+    ['PORT', '65536'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'not a url'],
+    ['DATABASE_URL', 'mysql://h/db'],
+    ['NATS_URL', 'http://nats:4222'],
+    ['NATS_URL', '::::'],
+    ['BUS_SUBJECT_PREFIX', 'svc.events'],
+    ['BUS_SUBJECT_PREFIX', 'a b'],
+    ['LOG_LEVEL', 'verbose'],
+    ['LOG_LEVEL', 'INFO'],
+    ['COOKIE_SECURE', 'yes'],
+    ['COOKIE_SECURE', '1'],
+    ['CORS_ORIGINS', 'https://ok.example.com,not-an-origin'],
+    ['CORS_ORIGINS', 'ftp://files.example.com'],
+    ['SSE_HEARTBEAT_MS', 'fast'],
+    ['SSE_HEARTBEAT_MS', '5'],
+    ['SSE_HEARTBEAT_MS', '3600001'],
+    ['PUBLIC_URL', 'svc.example.com'],
+    ['PUBLIC_URL', 'ftp://svc.example.com'],
+  ])('rejects %s=%j with a ConfigError naming the variable', (variable, value) => {
+    const err = configError({ [variable]: value });
+    expect(err.variable).toBe(variable);
+    expect(err.message).toContain(variable);
+    expect(err.message).toMatch(/^Invalid configuration: /);
+  });
+});

@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { HttpClient } from '../utils/http.js';
+import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+const tokenOf = (cookie: string | null): string => cookie!.replace(/^svc_session=/, '');
+const COOKIE_RE = /^svc_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/;
+
+describe('browser authentication (e2e)', () => {
+  let app: TestApp;
+  let f: IdentityFactory;
+  let company: { uuid: string; name: string };
+  let user: SeededUser;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    f = new IdentityFactory(app.db.dataSource);
+    company = await f.company('Acme');
+    user = await f.user(company.uuid, { email: 'alice@example.test', name: 'Alice', password: 'correct horse' });
+  });
+  afterAll(() => app.close());
+
+  const sessions = async (): Promise<number> => (await app.db.dataSource.query(`SELECT count(*)::int AS n FROM user_session`))[0].n;
+
+  it('logs in with a trimmed, lower-cased email and sets the session cookie', async () => {
+    const http = new HttpClient(app.url);
+    const res = await http.post('/api/auth/login', { email: '  ALICE@Example.TEST ', password: 'correct horse' });
+    expect(res.status).toBe(200);
+    const data = { user: { uuid: user.uuid, email: 'alice@example.test', name: 'Alice' }, company: { uuid: company.uuid, name: 'Acme' } };
+    expect(res.body).toEqual({ success: true, data });
+    expect(res.headers.get('set-cookie')).toMatch(COOKIE_RE);
+    const me = await http.get('/api/auth/me');
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ success: true, data });
+    // A fresh session is not renewed, so no cookie is set again.
+    expect(me.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('answers an unknown email and a wrong password identically, without a cookie', async () => {
+    const before = await sessions();
+    const unknown = await new HttpClient(app.url).post('/api/auth/login', { email: 'nobody@example.test', password: 'correct horse' });
+    const wrong = await new HttpClient(app.url).post('/api/auth/login', { email: 'alice@example.test', password: 'wrong horse' });
+    for (const res of [unknown, wrong]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: 'Invalid email or password' } });
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    expect(await sessions()).toBe(before);
+  });
+
+  it('answers a missing email or password with 400 VALIDATION_ERROR', async () => {
+    const res = await new HttpClient(app.url).post('/api/auth/login', { email: 'alice@example.test' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect([...new Set(res.body.error.details.map((d: { field: string }) => d.field))]).toEqual(['password']);
+  });
+
+  it('throttles an email after 10 failed attempts with 429 and Retry-After', async () => {
+    const victim = await f.user(company.uuid, { password: 'victim password' });
+    const http = new HttpClient(app.url);
+    for (let i = 0; i < 10; i++) expect((await http.post('/api/auth/login', { email: victim.email, password: `guess-${i}` })).status).toBe(401);
+    const res = await http.post('/api/auth/login', { email: victim.email.toUpperCase(), password: 'victim password' });
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual({ success: false, error: { code: 'RATE_LIMITED', message: 'Too many login attempts' } });
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(890);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    // Another email still logs in.
+    expect((await http.post('/api/auth/login', { email: 'alice@example.test', password: 'correct horse' })).status).toBe(200);
+  });
+
+  it('refuses a session whose expiry has passed with 401', async () => {
+    const http = new HttpClient(app.url);
+    await http.login('alice@example.test', 'correct horse');
+    await app.db.dataSource.query(`UPDATE user_session SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(tokenOf(http.cookie))]);
+    const res = await http.get('/api/auth/me');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: 'Authentication required' } });
+    expect((await http.get('/api/agents')).status).toBe(401);
+  });
+
+  it('logout deletes the session row and clears the cookie; it also answers 200 without a session', async () => {
+    const http = new HttpClient(app.url);
+    await http.login('alice@example.test', 'correct horse');
+    const hash = sha256(tokenOf(http.cookie));
+    const cookie = http.cookie!;
+    const res = await http.post('/api/auth/logout');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, data: null });
+    expect(res.headers.get('set-cookie')).toBe('svc_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax');
+    expect((await app.db.dataSource.query(`SELECT 1 FROM user_session WHERE token_hash = $1`, [hash])).length).toBe(0);
+    expect((await http.get('/api/auth/me', { cookie })).status).toBe(401);
+    const anonymous = await new HttpClient(app.url).post('/api/auth/logout');
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body).toEqual({ success: true, data: null });
+  });
+
+  it('renews a session with under 3.5 days left and sets the cookie again', async () => {
+    const http = new HttpClient(app.url);
+    await http.login('alice@example.test', 'correct horse');
+    const token = tokenOf(http.cookie);
+    await app.db.dataSource.query(`UPDATE user_session SET expires_at = now() + interval '3 days' WHERE token_hash = $1`, [sha256(token)]);
+    const res = await http.get('/api/auth/me');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('set-cookie')).toBe(`svc_session=${token}; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax`);
+    const [row] = await app.db.dataSource.query(`SELECT expires_at FROM user_session WHERE token_hash = $1`, [sha256(token)]);
+    expect((row.expires_at as Date).getTime()).toBeGreaterThan(Date.now() + 7 * 86400_000 - 60_000);
+    // Renewed: the next request has more than half the lifetime left and sets nothing.
+    expect((await http.get('/api/auth/me')).headers.get('set-cookie')).toBeNull();
+  });
+
+  describe('cross-site protection without CORS_ORIGINS', () => {
+    const agentCount = async (): Promise<number> => (await app.db.dataSource.query(`SELECT count(*)::int AS n FROM agent`))[0].n;
+
+    it('refuses a cookie-authenticated mutation from a foreign Origin before any work', async () => {
+      const http = new HttpClient(app.url);
+      await http.login('alice@example.test', 'correct horse');
+      const before = await agentCount();
+      for (const [method, path] of [['POST', '/api/agents'], ['PATCH', `/api/agents/${user.uuid}`], ['DELETE', `/api/agents/${user.uuid}`], ['POST', '/api/auth/logout']]) {
+        const res = await http.request(method, path, { json: method === 'DELETE' ? undefined : { name: 'Evil' }, headers: { origin: 'https://evil.example' } });
+        expect([method, path, res.status, res.body]).toEqual([method, path, 403, { success: false, error: { code: 'FORBIDDEN', message: 'Cross-site request refused' } }]);
+      }
+      expect(await agentCount()).toBe(before);
+      // The session survived the refused logout.
+      expect((await http.get('/api/auth/me')).status).toBe(200);
+    });
+
+    it('refuses a login from a foreign Origin without creating a session', async () => {
+      const before = await sessions();
+      const res = await new HttpClient(app.url).post('/api/auth/login', { email: 'alice@example.test', password: 'correct horse' }, { origin: 'https://evil.example' });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toEqual({ code: 'FORBIDDEN', message: 'Cross-site request refused' });
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect(await sessions()).toBe(before);
+    });
+
+    it('allows the own origin and requests without Origin, and sends no CORS headers to a foreign origin', async () => {
+      const http = new HttpClient(app.url);
+      await http.login('alice@example.test', 'correct horse');
+      const own = await http.post('/api/agents', { name: 'Same origin' }, { origin: new URL(app.url).origin });
+      expect(own.status).toBe(201);
+      const none = await http.post('/api/agents', { name: 'No origin' });
+      expect(none.status).toBe(201);
+      // GET is not a mutation: served, but without CORS headers for an unlisted origin.
+      const read = await http.get('/api/agents', { origin: 'https://evil.example' });
+      expect(read.status).toBe(200);
+      expect(read.headers.get('access-control-allow-origin')).toBeNull();
+      const preflight = await http.request('OPTIONS', '/api/agents', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+      expect(preflight.headers.get('access-control-allow-methods')).toBeNull();
+    });
+  });
+
+  describe('with CORS_ORIGINS, PUBLIC_URL and COOKIE_SECURE', () => {
+    let corsApp: TestApp;
+    const listed = 'https://app.example.com';
+
+    beforeAll(async () => {
+      corsApp = await startTestApp({ CORS_ORIGINS: `${listed},http://localhost:5173`, PUBLIC_URL: 'https://svc.example.com/', COOKIE_SECURE: 'true' });
+      const f2 = new IdentityFactory(corsApp.db.dataSource);
+      const c = await f2.company();
+      await f2.user(c.uuid, { email: 'bob@example.test', password: 'bob password' });
+    });
+    afterAll(() => corsApp.close());
+
+    it('adds Secure to the session cookie and its clearing', async () => {
+      const http = new HttpClient(corsApp.url);
+      const res = await http.post('/api/auth/login', { email: 'bob@example.test', password: 'bob password' });
+      expect(res.headers.get('set-cookie')).toMatch(/^svc_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+      expect((await http.post('/api/auth/logout')).headers.get('set-cookie')).toBe('svc_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax; Secure');
+    });
+
+    it('allows a listed origin with CORS headers, and PUBLIC_URL is the own origin', async () => {
+      const http = new HttpClient(corsApp.url);
+      const login = await http.post('/api/auth/login', { email: 'bob@example.test', password: 'bob password' }, { origin: listed });
+      expect(login.status).toBe(200);
+      expect(login.headers.get('access-control-allow-origin')).toBe(listed);
+      expect(login.headers.get('access-control-allow-credentials')).toBe('true');
+      expect(login.headers.get('vary')).toMatch(/Origin/);
+      expect((await http.post('/api/agents', { name: 'From the app' }, { origin: listed })).status).toBe(201);
+      expect((await http.post('/api/agents', { name: 'Public origin' }, { origin: 'https://svc.example.com' })).status).toBe(201);
+      // With PUBLIC_URL set, the request's own scheme and Host no longer count as the service's origin.
+      const hostOrigin = await http.post('/api/agents', { name: 'Host origin' }, { origin: new URL(corsApp.url).origin });
+      expect(hostOrigin.status).toBe(403);
+      const foreign = await http.post('/api/agents', { name: 'Foreign' }, { origin: 'https://evil.example' });
+      expect(foreign.status).toBe(403);
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
+    it('answers a preflight from a listed origin with 204 and the allowed methods and headers', async () => {
+      const http = new HttpClient(corsApp.url);
+      const res = await http.request('OPTIONS', '/api/agents', {
+        headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'content-type' },
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+      expect(res.headers.get('access-control-allow-credentials')).toBe('true');
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, PUT, PATCH, DELETE');
+      expect(res.headers.get('access-control-allow-headers')).toBe('Content-Type, Authorization');
+      expect(res.headers.get('vary')).toMatch(/Origin/);
+      expect(res.text).toBe('');
+      const unlisted = await http.request('OPTIONS', '/api/agents', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'PATCH' } });
+      expect(unlisted.status).not.toBe(204);
+      expect(unlisted.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+});

@@ -1,0 +1,50 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** Helpers for tests that run the built service or CLI as a child process. */
+export const ROOT = resolve('.');
+export const CLI = resolve('dist/src/cli/main.js');
+export const MAIN = resolve('dist/src/main.js');
+
+/** Builds dist/ when sources are newer (scripts/ensure-build.mjs); a no-op when it is current. */
+export function ensureBuilt(): void {
+  const res = spawnSync(process.execPath, ['scripts/ensure-build.mjs'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
+  if (res.status !== 0) throw new Error(`build failed (${res.status}): ${res.stderr}`);
+}
+
+/**
+ * The environment of a child process: the jest VM flags dropped, the given variables set, and a variable set to
+ * undefined removed (e.g. DATABASE_URL, which CI exports for the whole run).
+ */
+export function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...process.env };
+  delete out.NODE_OPTIONS;
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed on success, stderr parsed on failure (exit 1); null when not JSON. */
+  json: any;
+}
+
+export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  return new Promise((done) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnv(env), timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      let json: any = null;
+      try {
+        json = JSON.parse(code === 0 ? stdout : stderr);
+      } catch {
+        // usage errors are plain text
+      }
+      done({ code, stdout, stderr, json });
+    });
+  });
+}
