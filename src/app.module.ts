@@ -4,13 +4,15 @@ import { AuthGuard } from './shared/auth/auth.guard.js';
 import { CoreModule, type CoreOptions } from './shared/core.module.js';
 import { HealthModule } from './modules/health/index.js';
 import { IdentityModule } from './modules/identity/index.js';
+import { IdeasModule } from './modules/ideas/index.js';
+import { ProjectsModule } from './modules/projects/index.js';
 
 @Module({})
 export class AppModule {
   static forRoot(core: CoreOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(core), IdentityModule, HealthModule],
+      imports: [CoreModule.forRoot(core), IdentityModule, HealthModule, ProjectsModule, IdeasModule],
       // The guard resolves credentials through the identity module's CredentialResolver.
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };
