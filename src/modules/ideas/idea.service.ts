@@ -92,9 +92,21 @@ export class IdeaService {
         createdByUuid: actor.uuid,
       });
       if (references.length) {
+        // Distinct timestamps keep "oldest first" in input order.
+        const now = Date.now();
         await em.insert(
           ReferenceEntity,
-          references.map((r) => ({ ...r, uuid: randomUUID(), companyUuid: actor.companyUuid, targetType: 'idea' as const, targetUuid: uuid, createdByType: actor.type, createdByUuid: actor.uuid })),
+          references.map((r, i) => ({
+            ...r,
+            uuid: randomUUID(),
+            companyUuid: actor.companyUuid,
+            targetType: 'idea' as const,
+            targetUuid: uuid,
+            createdByType: actor.type,
+            createdByUuid: actor.uuid,
+            createdAt: new Date(now + i),
+            updatedAt: new Date(now + i),
+          })),
         );
       }
       tx.change('idea', uuid, project.uuid, 'created');
@@ -202,10 +214,8 @@ export class IdeaService {
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
       const idea = await findInCompany(em, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
-      const children: Array<{ uuid: string }> = await em.query(
-        `UPDATE idea SET parent_uuid = NULL, updated_at = now() WHERE company_uuid = $1 AND parent_uuid = $2 RETURNING uuid`,
-        [actor.companyUuid, idea.uuid],
-      );
+      const children = await em.find(IdeaEntity, { where: { companyUuid: actor.companyUuid, parentUuid: idea.uuid }, select: { uuid: true }, lock: { mode: 'pessimistic_write' } });
+      if (children.length) await em.update(IdeaEntity, { companyUuid: actor.companyUuid, parentUuid: idea.uuid }, { parentUuid: null });
       for (const c of children) tx.change('idea', c.uuid, idea.projectUuid, 'updated');
       if (idea.parentUuid) tx.change('idea', idea.parentUuid, idea.projectUuid, 'updated');
       await em.delete(CommentEntity, { companyUuid: actor.companyUuid, targetType: 'idea', targetUuid: idea.uuid });
