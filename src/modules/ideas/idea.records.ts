@@ -1,7 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { ActorType } from '../../shared/auth/actor.js';
 import { PersonResolver, type Person, type PersonRef } from '../../shared/database/person.js';
-import { ReferenceEntity } from '../collaboration/index.js';
+import { listForTarget, type ReferenceRecord } from '../collaboration/index.js';
 import type { DerivedStatus } from './domain/derived-status.js';
 import type { ElaborationDepth, ElaborationStatus, IdeaEntity, IdeaStatus } from './idea.entity.js';
 import { loadIdeaStatusView, type IdeaStatusView } from './idea-facts.query.js';
@@ -23,19 +22,6 @@ export interface IdeaSummary {
   assignee: Assignee | null;
   elaborationStatus: ElaborationStatus | null;
   childCount: number;
-  createdBy: Person | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ReferenceRecord {
-  uuid: string;
-  targetType: string;
-  targetUuid: string;
-  type: string;
-  url: string;
-  title: string;
-  notes: string | null;
   createdBy: Person | null;
   createdAt: string;
   updatedAt: string;
@@ -109,11 +95,8 @@ export async function ideaRecord(em: EntityManager, companyUuid: string, idea: I
         [companyUuid, proposals.map((p) => p.uuid)],
       )
     : [];
-  const references = await em.find(ReferenceEntity, {
-    where: { companyUuid, targetType: 'idea', targetUuid: idea.uuid },
-    order: { createdAt: 'ASC', uuid: 'ASC' },
-  });
-  const people = await PersonResolver.load(em, [...peopleOf(idea), ...references.map((r) => ({ type: r.createdByType, uuid: r.createdByUuid }))]);
+  const references = await listForTarget(em, companyUuid, 'idea', idea.uuid);
+  const people = await PersonResolver.load(em, peopleOf(idea));
   return {
     ...toSummary(idea, view, people),
     content: idea.content,
@@ -122,21 +105,6 @@ export async function ideaRecord(em: EntityManager, companyUuid: string, idea: I
     children: children.map((c) => ({ uuid: c.uuid, title: c.title, status: c.status, derivedStatus: view.derived.get(c.uuid) ?? 'todo' })),
     proposals,
     reports: reports.map((r) => ({ uuid: r.uuid, title: r.title, proposalUuid: r.proposal_uuid, createdAt: iso(r.created_at) })),
-    references: references.map((r) => toReferenceRecord(r, people)),
-  };
-}
-
-export function toReferenceRecord(r: ReferenceEntity, people: PersonResolver): ReferenceRecord {
-  return {
-    uuid: r.uuid,
-    targetType: r.targetType,
-    targetUuid: r.targetUuid,
-    type: r.type,
-    url: r.url,
-    title: r.title,
-    notes: r.notes,
-    createdBy: people.person({ type: r.createdByType as ActorType, uuid: r.createdByUuid }),
-    createdAt: iso(r.createdAt),
-    updatedAt: iso(r.updatedAt),
+    references,
   };
 }

@@ -7,7 +7,7 @@ import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } fro
 import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
-import { CommentEntity, ReferenceEntity, type ReferenceInput } from '../collaboration/index.js';
+import { deleteTargetCollaboration, insertReferences, type ReferenceInput } from '../collaboration/index.js';
 import { AgentEntity, UserEntity } from '../identity/index.js';
 import { ProjectEntity } from '../projects/index.js';
 import { ideaContent, ideaReferences, ideaStatusFilter, ideaTitle } from './domain/idea-input.js';
@@ -91,24 +91,7 @@ export class IdeaService {
         createdByType: actor.type,
         createdByUuid: actor.uuid,
       });
-      if (references.length) {
-        // Distinct timestamps keep "oldest first" in input order.
-        const now = Date.now();
-        await em.insert(
-          ReferenceEntity,
-          references.map((r, i) => ({
-            ...r,
-            uuid: randomUUID(),
-            companyUuid: actor.companyUuid,
-            targetType: 'idea' as const,
-            targetUuid: uuid,
-            createdByType: actor.type,
-            createdByUuid: actor.uuid,
-            createdAt: new Date(now + i),
-            updatedAt: new Date(now + i),
-          })),
-        );
-      }
+      await insertReferences(tx, { type: 'idea', uuid }, references);
       tx.change('idea', uuid, project.uuid, 'created');
       if (parent) tx.change('idea', parent.uuid, project.uuid, 'updated');
       tx.activity({ projectUuid: project.uuid, targetType: 'idea', targetUuid: uuid, action: 'created', value: { title } });
@@ -218,8 +201,7 @@ export class IdeaService {
       if (children.length) await em.update(IdeaEntity, { companyUuid: actor.companyUuid, parentUuid: idea.uuid }, { parentUuid: null });
       for (const c of children) tx.change('idea', c.uuid, idea.projectUuid, 'updated');
       if (idea.parentUuid) tx.change('idea', idea.parentUuid, idea.projectUuid, 'updated');
-      await em.delete(CommentEntity, { companyUuid: actor.companyUuid, targetType: 'idea', targetUuid: idea.uuid });
-      await em.delete(ReferenceEntity, { companyUuid: actor.companyUuid, targetType: 'idea', targetUuid: idea.uuid });
+      await deleteTargetCollaboration(em, actor.companyUuid, 'idea', [idea.uuid]);
       // Rounds and their questions go with the idea (FK cascade).
       await em.delete(IdeaEntity, { uuid: idea.uuid, companyUuid: actor.companyUuid });
       tx.change('idea', idea.uuid, idea.projectUuid, 'deleted');

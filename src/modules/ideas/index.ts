@@ -5,7 +5,7 @@ export { IdeaService, type CreateIdeaInput, type EditIdeaInput } from './idea.se
 export { ElaborationService } from './elaboration.service.js';
 export { IdeaTrackerService, type IdeaTracker, type IdeaTrackerItem, type IdeaTrackerOptions } from './idea-tracker.service.js';
 export type { MovedCounts } from './idea-move.js';
-export type { IdeaSummary, IdeaRecord, ReferenceRecord, Assignee } from './idea.records.js';
+export type { IdeaSummary, IdeaRecord, Assignee } from './idea.records.js';
 export type { ElaborationState } from './elaboration.records.js';
 export { derivedStatus, deriveAll, type DerivedStatus, type IdeaStatusFacts } from './domain/derived-status.js';
 export { loadIdeaFacts, type IdeaFacts } from './idea-facts.query.js';

@@ -9,5 +9,4 @@ export type {
   GroupSummary,
   GroupRecord,
   GroupDashboard,
-  ActivityRecord,
 } from './project.records.js';

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { Actor, ActorType } from '../../shared/auth/actor.js';
+import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
-import { PersonResolver } from '../../shared/database/person.js';
 import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner } from '../../shared/database/transaction-runner.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
+import { recentActivities } from '../collaboration/index.js';
 import { completionRate, projectDescription, projectName } from './domain/project-input.js';
 import { ProjectEntity, ProjectGroupEntity } from './project.entity.js';
-import { iso, type ActivityRecord, type GroupDashboard, type GroupRecord, type GroupSummary } from './project.records.js';
+import { iso, type GroupDashboard, type GroupRecord, type GroupSummary } from './project.records.js';
 
 interface GroupRow {
   uuid: string;
@@ -118,42 +118,8 @@ export class ProjectGroupService {
         activeProposals: sum('active_proposals'),
       },
       projects: projects.map((p) => ({ uuid: p.uuid, name: p.name, taskCount: p.total, completionRate: completionRate(p.completed, p.total) })),
-      recentActivity: await this.recentActivity(actor.companyUuid, projects.map((p) => p.uuid)),
+      recentActivity: await recentActivities(this.db.manager, actor.companyUuid, projects.map((p) => p.uuid), 20),
     };
-  }
-
-  private async recentActivity(companyUuid: string, projectUuids: string[]): Promise<ActivityRecord[]> {
-    if (!projectUuids.length) return [];
-    const rows: Array<{
-      uuid: string;
-      project_uuid: string;
-      target_type: string;
-      target_uuid: string;
-      actor_type: ActorType;
-      actor_uuid: string;
-      action: string;
-      value: unknown;
-      session_uuid: string | null;
-      session_name: string | null;
-      created_at: Date;
-    }> = await this.db.query(
-      `SELECT * FROM activity WHERE company_uuid = $1 AND project_uuid = ANY($2::uuid[])
-       ORDER BY created_at DESC, uuid ASC LIMIT 20`,
-      [companyUuid, projectUuids],
-    );
-    const people = await PersonResolver.load(this.db.manager, rows.map((r) => ({ type: r.actor_type, uuid: r.actor_uuid })));
-    return rows.map((r) => ({
-      uuid: r.uuid,
-      projectUuid: r.project_uuid,
-      targetType: r.target_type,
-      targetUuid: r.target_uuid,
-      actor: people.person({ type: r.actor_type, uuid: r.actor_uuid }),
-      action: r.action,
-      value: r.value ?? null,
-      sessionUuid: r.session_uuid,
-      sessionName: r.session_name,
-      createdAt: iso(r.created_at),
-    }));
   }
 
   private async summary(em: EntityManager, companyUuid: string, groupUuid: string): Promise<GroupSummary> {

@@ -1,4 +1,4 @@
-import type { Person } from '../../shared/database/person.js';
+import type { ActivityRecord } from '../collaboration/index.js';
 import type { TaskStatus } from '../tasks/index.js';
 
 /** Record shapes of tools.md §5.9 for projects and groups. */
@@ -35,19 +35,6 @@ export interface GroupSummary {
 
 export interface GroupRecord extends GroupSummary {
   projects: Array<{ uuid: string; name: string; description: string }>;
-}
-
-export interface ActivityRecord {
-  uuid: string;
-  projectUuid: string;
-  targetType: string;
-  targetUuid: string;
-  actor: Person | null;
-  action: string;
-  value: unknown;
-  sessionUuid: string | null;
-  sessionName: string | null;
-  createdAt: string;
 }
 
 export interface GroupDashboard {
