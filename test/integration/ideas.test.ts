@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectAppError, tableCounts } from '../utils/expect-error.js';
+import { expectAppError } from '../utils/expect-error.js';
 import { createWorld, type World } from '../utils/domain-world.js';
 import { question } from '../factories/domain.factory.js';
 
@@ -26,16 +26,7 @@ const ev = (entityType: string, entityUuid: string, project: string, action: str
   action,
 });
 
-/** Runs a refused call and checks that nothing was written or published. */
-async function refused(call: () => Promise<unknown>, code: string, message?: string): Promise<void> {
-  w.h.takeEvents();
-  const before = await tableCounts(w.db.dataSource);
-  const rows = await w.db.dataSource.query(`SELECT * FROM idea ORDER BY uuid`);
-  await expectAppError(call(), code, message);
-  expect(await tableCounts(w.db.dataSource)).toEqual(before);
-  expect(await w.db.dataSource.query(`SELECT * FROM idea ORDER BY uuid`)).toEqual(rows);
-  expect(w.h.takeEvents()).toEqual([]);
-}
+const refused = (call: () => Promise<unknown>, code: string, message?: string): Promise<void> => w.refused(call, code, message);
 
 describe('create (svc_pm_create_idea)', () => {
   it('creates an open idea with references, one event, a created activity and a mention source', async () => {

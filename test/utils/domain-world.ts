@@ -4,6 +4,7 @@ import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/m
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { DomainFactory } from '../factories/domain.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
+import { expectAppError, tableCounts } from './expect-error.js';
 import { agentActor, createHarness, userActor, type Harness } from './harness.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -32,6 +33,8 @@ export interface World {
   mutations: CommittedMutation[];
   /** The stored idea row, for "unchanged on refusal" comparisons. */
   ideaRow(uuid: string): Promise<Record<string, unknown> | undefined>;
+  /** Runs a call that must be refused with `code` (and `message`) and checks that nothing was written or published. */
+  refused(call: () => Promise<unknown>, code: string, message?: string): Promise<void>;
   /** Activity rows of one target, oldest first. */
   activities(targetUuid: string): Promise<Array<{ action: string; project_uuid: string; value: Record<string, unknown> | null; actor_uuid: string }>>;
 }
@@ -54,9 +57,27 @@ export async function createWorld(): Promise<World> {
   const b = await ids.company();
   const malloryU = await ids.user(b.uuid, { name: 'Mallory' });
   const malloryAgent = await ids.agent(b.uuid, malloryU.uuid, { preset: 'admin_agent', name: 'Evil' });
+  const refused = async (call: () => Promise<unknown>, code: string, message?: string): Promise<void> => {
+    h.takeEvents();
+    const before = await tableCounts(db.dataSource);
+    const snapshot = async (): Promise<unknown[]> => [
+      await db.dataSource.query(`SELECT * FROM idea ORDER BY uuid`),
+      await db.dataSource.query(`SELECT * FROM elaboration_round ORDER BY uuid`),
+      await db.dataSource.query(`SELECT * FROM elaboration_question ORDER BY uuid`),
+      await db.dataSource.query(`SELECT uuid, project_uuid, updated_at FROM proposal ORDER BY uuid`),
+      await db.dataSource.query(`SELECT uuid, project_uuid, updated_at FROM task ORDER BY uuid`),
+      await db.dataSource.query(`SELECT uuid, project_uuid, updated_at FROM document ORDER BY uuid`),
+    ];
+    const rows = await snapshot();
+    await expectAppError(call(), code, message);
+    expect(await tableCounts(db.dataSource)).toEqual(before);
+    expect(await snapshot()).toEqual(rows);
+    expect(h.takeEvents()).toEqual([]);
+  };
   return {
     db,
     h,
+    refused,
     f: new DomainFactory(db.dataSource, h.runner),
     ideas: new IdeaService(db.dataSource, h.runner),
     elaboration: new ElaborationService(db.dataSource, h.runner),
