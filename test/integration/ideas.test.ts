@@ -255,6 +255,18 @@ describe('claim (svc_claim_idea)', () => {
     await refused(() => w.ideas.claim(w.pm2, { ideaUuid: elaborated.uuid }), 'INVALID_STATE', 'Idea is elaborated; claim requires open');
     await refused(() => w.ideas.claim(w.malloryAgent, { ideaUuid: elaborating.uuid }), 'NOT_FOUND', 'Idea not found');
   });
+  it('two concurrent claims of one open idea: exactly one wins, the other sees the new state', async () => {
+    const idea = await w.f.idea(w.alice, projectUuid);
+    w.h.takeEvents();
+    const results = await Promise.allSettled([w.ideas.claim(w.pm, { ideaUuid: idea.uuid }), w.ideas.claim(w.pm2, { ideaUuid: idea.uuid })]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0].reason).toMatchObject({ code: 'INVALID_STATE', message: 'Idea is elaborating; claim requires open' });
+    expect(w.h.takeEvents()).toHaveLength(1);
+    expect((await w.activities(idea.uuid)).filter((a) => a.action === 'assigned')).toHaveLength(1);
+  });
 });
 
 describe('release (svc_release_idea)', () => {
