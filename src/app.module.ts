@@ -5,6 +5,8 @@ import { CoreModule, type CoreOptions } from './shared/core.module.js';
 import { CollaborationModule } from './modules/collaboration/index.js';
 import { HealthModule } from './modules/health/index.js';
 import { IdentityModule } from './modules/identity/index.js';
+import { IdeasModule } from './modules/ideas/index.js';
+import { ProjectsModule } from './modules/projects/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
 import { ToolsModule } from './modules/tools/index.js';
 
@@ -18,6 +20,8 @@ export class AppModule {
         IdentityModule,
         HealthModule,
         CollaborationModule,
+        ProjectsModule,
+        IdeasModule,
         RealtimeModule,
         ToolsModule,
       ],

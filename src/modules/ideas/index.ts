@@ -1,2 +1,12 @@
 export { IdeaEntity, ElaborationRoundEntity, ElaborationQuestionEntity } from './idea.entity.js';
-export type { IdeaStatus, ElaborationDepth, ElaborationStatus } from './idea.entity.js';
+export type { IdeaStatus, ElaborationDepth, ElaborationStatus, QuestionOption } from './idea.entity.js';
+export { IdeasModule } from './ideas.module.js';
+export { IdeaService, type CreateIdeaInput, type EditIdeaInput } from './idea.service.js';
+export { ElaborationService } from './elaboration.service.js';
+export { IdeaTrackerService, type IdeaTracker, type IdeaTrackerItem, type IdeaTrackerOptions } from './idea-tracker.service.js';
+export type { MovedCounts } from './idea-move.js';
+export type { IdeaSummary, IdeaRecord, Assignee } from './idea.records.js';
+export type { ElaborationState } from './elaboration.records.js';
+export { derivedStatus, deriveAll, type DerivedStatus, type IdeaStatusFacts } from './domain/derived-status.js';
+export { loadIdeaFacts, type IdeaFacts } from './idea-facts.query.js';
+export type { QuestionInput, AnswerInput } from './domain/elaboration-input.js';

@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Actor, ActorType } from '../../shared/auth/actor.js';
+import { effectivePermissions, type Permission } from '../../shared/auth/permissions.js';
+import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { findInCompany } from '../../shared/database/tenant.js';
+import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
+import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
+import { deleteTargetCollaboration, insertReferences, type ReferenceInput } from '../collaboration/index.js';
+import { AgentEntity, UserEntity } from '../identity/index.js';
+import { ProjectEntity } from '../projects/index.js';
+import { ideaContent, ideaReferences, ideaStatusFilter, ideaTitle } from './domain/idea-input.js';
+import { isAssignee } from './idea-access.js';
+import { moveIdea, type MovedCounts } from './idea-move.js';
+import { IdeaEntity, type IdeaStatus } from './idea.entity.js';
+import { ideaRecord, ideaSummaries, type IdeaRecord, type IdeaSummary } from './idea.records.js';
+
+export interface CreateIdeaInput {
+  projectUuid: string;
+  title: string;
+  content?: string;
+  parentUuid?: string | null;
+  isContainer?: boolean;
+  references?: ReferenceInput[];
+}
+
+export interface EditIdeaInput {
+  ideaUuid: string;
+  title?: string;
+  content?: string;
+  /** null detaches the idea from its parent. */
+  parentUuid?: string | null;
+  isContainer?: boolean;
+}
+
+type ListInput = { projectUuid: string; page?: number; pageSize?: number };
+
+/** Ideas (domain.md §4): reads, creation, edits, assignment, move and deletion. Elaboration is ElaborationService. */
+@Injectable()
+export class IdeaService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly runner: TransactionRunner,
+  ) {}
+
+  async list(actor: Actor, input: ListInput & { status?: IdeaStatus }): Promise<{ ideas: IdeaSummary[] } & PageResult> {
+    const p = paging(input);
+    const status = ideaStatusFilter(input.status);
+    const em = this.db.manager;
+    await findInCompany(em, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
+    const [ideas, total] = await em.findAndCount(IdeaEntity, {
+      where: { companyUuid: actor.companyUuid, projectUuid: input.projectUuid, ...(status ? { status } : {}) },
+      order: { createdAt: 'DESC', uuid: 'ASC' },
+      skip: offsetOf(p),
+      take: p.pageSize,
+    });
+    return { ideas: await ideaSummaries(em, actor.companyUuid, ideas), page: p.page, pageSize: p.pageSize, total };
+  }
+
+  /** svc_get_available_ideas: open (hence unassigned) ideas. */
+  async listAvailable(actor: Actor, input: ListInput): Promise<{ ideas: IdeaSummary[] } & PageResult> {
+    return this.list(actor, { ...input, status: 'open' });
+  }
+
+  async get(actor: Actor, input: { ideaUuid: string }): Promise<IdeaRecord> {
+    const idea = await findInCompany(this.db.manager, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea');
+    return ideaRecord(this.db.manager, actor.companyUuid, idea);
+  }
+
+  /** svc_pm_create_idea (-> open). */
+  async create(actor: Actor, input: CreateIdeaInput): Promise<IdeaRecord> {
+    const title = ideaTitle(input.title);
+    const content = ideaContent(input.content);
+    const references = ideaReferences(input.references);
+    return this.runner.run(actor, async (tx) => {
+      const em = tx.manager;
+      const project = await findInCompany(em, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
+      const parent = input.parentUuid ? await findInCompany(em, IdeaEntity, input.parentUuid, actor.companyUuid, 'Parent idea') : null;
+      if (parent && parent.projectUuid !== project.uuid) throw new ValidationError('Parent idea must be in the same project');
+      const uuid = randomUUID();
+      await em.insert(IdeaEntity, {
+        uuid,
+        companyUuid: actor.companyUuid,
+        projectUuid: project.uuid,
+        title,
+        content,
+        status: 'open',
+        isContainer: input.isContainer ?? false,
+        parentUuid: parent?.uuid ?? null,
+        createdByType: actor.type,
+        createdByUuid: actor.uuid,
+      });
+      await insertReferences(tx, { type: 'idea', uuid }, references);
+      tx.change('idea', uuid, project.uuid, 'created');
+      if (parent) tx.change('idea', parent.uuid, project.uuid, 'updated');
+      tx.activity({ projectUuid: project.uuid, targetType: 'idea', targetUuid: uuid, action: 'created', value: { title } });
+      if (content) tx.mentions({ sourceType: 'idea', sourceUuid: uuid, entityType: 'idea', entityUuid: uuid, entityTitle: title, projectUuid: project.uuid, before: null, after: content });
+      return this.record(em, actor, uuid);
+    });
+  }
+
+  /** svc_edit_idea: title, content, theme flag and parent; a call that changes nothing writes and publishes nothing. */
+  async edit(actor: Actor, input: EditIdeaInput): Promise<IdeaRecord> {
+    if (input.title === undefined && input.content === undefined && input.parentUuid === undefined && input.isContainer === undefined) {
+      throw new ValidationError('Nothing to update');
+    }
+    const title = input.title !== undefined ? ideaTitle(input.title) : undefined;
+    const content = input.content !== undefined ? ideaContent(input.content) : undefined;
+    return this.runner.run(actor, async (tx) => {
+      const em = tx.manager;
+      const idea = await findInCompany(em, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
+      if (input.parentUuid !== undefined && input.parentUuid !== null) await this.checkParent(em, actor, idea, input.parentUuid);
+      const changes: Partial<IdeaEntity> = {};
+      const fields: string[] = [];
+      if (title !== undefined && title !== idea.title) (changes.title = title), fields.push('title');
+      if (content !== undefined && content !== idea.content) (changes.content = content), fields.push('content');
+      if (input.isContainer !== undefined && input.isContainer !== idea.isContainer) (changes.isContainer = input.isContainer), fields.push('isContainer');
+      const reparent = input.parentUuid !== undefined && input.parentUuid !== idea.parentUuid;
+      if (reparent) changes.parentUuid = input.parentUuid ?? null;
+      if (!fields.length && !reparent) return this.record(em, actor, idea.uuid);
+
+      await em.update(IdeaEntity, { uuid: idea.uuid, companyUuid: actor.companyUuid }, changes);
+      const projectUuid = idea.projectUuid;
+      tx.change('idea', idea.uuid, projectUuid, 'updated');
+      if (fields.length) tx.activity({ projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'edited', value: { fields } });
+      if (reparent) {
+        if (idea.parentUuid) tx.change('idea', idea.parentUuid, projectUuid, 'updated');
+        if (changes.parentUuid) tx.change('idea', changes.parentUuid, projectUuid, 'updated');
+        tx.activity({ projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'reparented', value: { fromParentUuid: idea.parentUuid, toParentUuid: changes.parentUuid } });
+      }
+      if (changes.content !== undefined) {
+        tx.mentions({ sourceType: 'idea', sourceUuid: idea.uuid, entityType: 'idea', entityUuid: idea.uuid, entityTitle: changes.title ?? idea.title, projectUuid, before: idea.content, after: changes.content });
+      }
+      return this.record(em, actor, idea.uuid);
+    });
+  }
+
+  /** svc_claim_idea (open -> elaborating); the current assignee claiming again is an unchanged success. */
+  async claim(actor: Actor, input: { ideaUuid: string }): Promise<IdeaRecord> {
+    return this.runner.run(actor, async (tx) => {
+      const idea = await findInCompany(tx.manager, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
+      if (idea.status !== 'open') {
+        if (await isAssignee(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid })) return this.record(tx.manager, actor, idea.uuid);
+        throw new InvalidStateError(`Idea is ${idea.status}; claim requires open`);
+      }
+      await this.setAssignee(tx, idea, { type: actor.type, uuid: actor.uuid });
+      return this.record(tx.manager, actor, idea.uuid);
+    });
+  }
+
+  /** svc_release_idea (elaborating -> open): clears assignee, depth and elaboration status; rounds are kept. */
+  async release(actor: Actor, input: { ideaUuid: string }): Promise<IdeaRecord> {
+    return this.runner.run(actor, async (tx) => {
+      const idea = await findInCompany(tx.manager, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
+      if (!(await isAssignee(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid }))) {
+        throw new ForbiddenError('Only the assignee can release this idea');
+      }
+      if (idea.status !== 'elaborating') throw new InvalidStateError(`Idea is ${idea.status}; release requires elaborating`);
+      await tx.manager.update(
+        IdeaEntity,
+        { uuid: idea.uuid, companyUuid: actor.companyUuid },
+        { status: 'open', assigneeType: null, assigneeUuid: null, assignedAt: null, assignedByType: null, assignedByUuid: null, elaborationDepth: null, elaborationStatus: null },
+      );
+      tx.change('idea', idea.uuid, idea.projectUuid, 'updated');
+      tx.activity({ projectUuid: idea.projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'released', value: { assignee: { type: idea.assigneeType, uuid: idea.assigneeUuid } } });
+      return this.record(tx.manager, actor, idea.uuid);
+    });
+  }
+
+  /** REST assign (open, elaborating -> elaborating): a user or a non-archived agent holding idea:write. */
+  async assign(actor: Actor, input: { ideaUuid: string; assigneeType: ActorType; assigneeUuid: string }): Promise<IdeaRecord> {
+    if (input.assigneeType !== 'user' && input.assigneeType !== 'agent') {
+      throw new ValidationError('Invalid arguments', [{ field: 'assigneeType', message: 'must be user or agent' }]);
+    }
+    return this.runner.run(actor, async (tx) => {
+      const em = tx.manager;
+      const idea = await findInCompany(em, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
+      await this.checkAssignTarget(em, actor, input.assigneeType, input.assigneeUuid);
+      if (idea.status !== 'open' && idea.status !== 'elaborating') throw new InvalidStateError(`Idea is ${idea.status}; assign requires open or elaborating`);
+      if (idea.assigneeType === input.assigneeType && idea.assigneeUuid === input.assigneeUuid) return this.record(em, actor, idea.uuid);
+      await this.setAssignee(tx, idea, { type: input.assigneeType, uuid: input.assigneeUuid });
+      return this.record(em, actor, idea.uuid);
+    });
+  }
+
+  /** svc_move_idea: the idea, its subtree and the proposals, tasks and documents built on them (domain.md §8). */
+  async move(actor: Actor, input: { ideaUuid: string; targetProjectUuid: string }): Promise<{ idea: IdeaRecord; moved: MovedCounts }> {
+    return this.runner.run(actor, async (tx) => {
+      const moved = await moveIdea(tx, input);
+      return { idea: await this.record(tx.manager, actor, input.ideaUuid), moved };
+    });
+  }
+
+  /** svc_admin_delete_idea: children become top-level; rounds, comments and references go; activities stay. */
+  async delete(actor: Actor, input: { ideaUuid: string }): Promise<{ uuid: string; deleted: true }> {
+    return this.runner.run(actor, async (tx) => {
+      const em = tx.manager;
+      const idea = await findInCompany(em, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
+      const children = await em.find(IdeaEntity, { where: { companyUuid: actor.companyUuid, parentUuid: idea.uuid }, select: { uuid: true }, lock: { mode: 'pessimistic_write' } });
+      if (children.length) await em.update(IdeaEntity, { companyUuid: actor.companyUuid, parentUuid: idea.uuid }, { parentUuid: null });
+      for (const c of children) tx.change('idea', c.uuid, idea.projectUuid, 'updated');
+      if (idea.parentUuid) tx.change('idea', idea.parentUuid, idea.projectUuid, 'updated');
+      await deleteTargetCollaboration(em, actor.companyUuid, 'idea', [idea.uuid]);
+      // Rounds and their questions go with the idea (FK cascade).
+      await em.delete(IdeaEntity, { uuid: idea.uuid, companyUuid: actor.companyUuid });
+      tx.change('idea', idea.uuid, idea.projectUuid, 'deleted');
+      tx.activity({ projectUuid: idea.projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'deleted', value: { title: idea.title } });
+      return { uuid: idea.uuid, deleted: true as const };
+    });
+  }
+
+  private async record(em: EntityManager, actor: Actor, uuid: string): Promise<IdeaRecord> {
+    const idea = await findInCompany(em, IdeaEntity, uuid, actor.companyUuid, 'Idea');
+    return ideaRecord(em, actor.companyUuid, idea);
+  }
+
+  private async setAssignee(tx: Tx, idea: IdeaEntity, assignee: { type: ActorType; uuid: string }): Promise<void> {
+    await tx.manager.update(
+      IdeaEntity,
+      { uuid: idea.uuid, companyUuid: tx.actor.companyUuid },
+      { status: 'elaborating', assigneeType: assignee.type, assigneeUuid: assignee.uuid, assignedAt: new Date(), assignedByType: tx.actor.type, assignedByUuid: tx.actor.uuid },
+    );
+    tx.change('idea', idea.uuid, idea.projectUuid, 'updated');
+    tx.activity({ projectUuid: idea.projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'assigned', value: { assignee } });
+  }
+
+  /** Same project, not itself, no cycle: the idea must not be an ancestor of its new parent. */
+  private async checkParent(em: EntityManager, actor: Actor, idea: IdeaEntity, parentUuid: string): Promise<void> {
+    if (parentUuid === idea.uuid) throw new ValidationError('An idea cannot be its own parent');
+    const parent = await findInCompany(em, IdeaEntity, parentUuid, actor.companyUuid, 'Parent idea');
+    if (parent.projectUuid !== idea.projectUuid) throw new ValidationError('Parent idea must be in the same project');
+    const cycle: unknown[] = await em.query(
+      `WITH RECURSIVE up AS (
+         SELECT uuid, parent_uuid FROM idea WHERE company_uuid = $1 AND uuid = $2
+         UNION
+         SELECT i.uuid, i.parent_uuid FROM idea i JOIN up ON i.uuid = up.parent_uuid WHERE i.company_uuid = $1
+       ) SELECT 1 FROM up WHERE uuid = $3`,
+      [actor.companyUuid, parent.uuid, idea.uuid],
+    );
+    if (cycle.length) throw new ValidationError('Setting this parent would create a cycle');
+  }
+
+  private async checkAssignTarget(em: EntityManager, actor: Actor, type: ActorType, uuid: string): Promise<void> {
+    if (type === 'user') {
+      const user = await em.findOne(UserEntity, { where: { uuid, companyUuid: actor.companyUuid } });
+      if (!user) throw new NotFoundError('User');
+      return;
+    }
+    const agent = await em.findOne(AgentEntity, { where: { uuid, companyUuid: actor.companyUuid } });
+    if (!agent || agent.archivedAt) throw new NotFoundError('Agent');
+    const perms: Permission[] = effectivePermissions(agent.preset, agent.permissions);
+    if (!perms.includes('idea:write')) throw new ValidationError(`Agent "${agent.name}" does not have idea:write permission`);
+  }
+}

@@ -1,0 +1,100 @@
+import type { Actor } from '../../src/shared/auth/actor.js';
+import type { CommittedMutation } from '../../src/shared/database/transaction-runner.js';
+import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
+import type { AgentRecord } from '../../src/modules/identity/index.js';
+import { DomainFactory } from '../factories/domain.factory.js';
+import { IdentityFactory } from '../factories/identity.factory.js';
+import { expectAppError, tableCounts } from './expect-error.js';
+import { agentActor, createHarness, userActor, type Harness } from './harness.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+/**
+ * A fresh database with two companies and the cast the idea tests need: users alice and bob; agents pm (pm_agent,
+ * owned by alice), pm2 (pm_agent, owned by bob), dev (developer_agent, owned by alice), admin (admin_agent, owned
+ * by bob); and mallory in another company. `mutations` records what post-commit hooks receive.
+ */
+export interface World {
+  db: TestDatabase;
+  h: Harness;
+  f: DomainFactory;
+  ideas: IdeaService;
+  elaboration: ElaborationService;
+  tracker: IdeaTrackerService;
+  ids: IdentityFactory;
+  alice: Actor;
+  bob: Actor;
+  pm: Actor;
+  pm2: Actor;
+  dev: Actor;
+  admin: Actor;
+  devRecord: AgentRecord;
+  mallory: Actor;
+  malloryAgent: Actor;
+  mutations: CommittedMutation[];
+  /** The stored idea row, for "unchanged on refusal" comparisons. */
+  ideaRow(uuid: string): Promise<Record<string, unknown> | undefined>;
+  /** Runs a call that must be refused with `code` (and `message`) and checks that nothing was written or published. */
+  refused(call: () => Promise<unknown>, code: string, message?: string): Promise<void>;
+  /** Activity rows of one target, oldest first. */
+  activities(targetUuid: string): Promise<Array<{ action: string; project_uuid: string; value: Record<string, unknown> | null; actor_uuid: string }>>;
+}
+
+export async function createWorld(): Promise<World> {
+  const db = await createTestDatabase();
+  const h = createHarness(db.dataSource);
+  const mutations: CommittedMutation[] = [];
+  h.hooks.register(async (m) => {
+    mutations.push(m);
+  });
+  const ids = new IdentityFactory(db.dataSource);
+  const a = await ids.company();
+  const aliceU = await ids.user(a.uuid, { name: 'Alice' });
+  const bobU = await ids.user(a.uuid, { name: 'Bob' });
+  const pm = await ids.agent(a.uuid, aliceU.uuid, { preset: 'pm_agent', name: 'PM' });
+  const pm2 = await ids.agent(a.uuid, bobU.uuid, { preset: 'pm_agent', name: 'PM2' });
+  const dev = await ids.agent(a.uuid, aliceU.uuid, { preset: 'developer_agent', name: 'Dev' });
+  const admin = await ids.agent(a.uuid, bobU.uuid, { preset: 'admin_agent', name: 'Admin' });
+  const b = await ids.company();
+  const malloryU = await ids.user(b.uuid, { name: 'Mallory' });
+  const malloryAgent = await ids.agent(b.uuid, malloryU.uuid, { preset: 'admin_agent', name: 'Evil' });
+  const refused = async (call: () => Promise<unknown>, code: string, message?: string): Promise<void> => {
+    h.takeEvents();
+    const before = await tableCounts(db.dataSource);
+    const snapshot = async (): Promise<unknown[]> => [
+      await db.dataSource.query(`SELECT * FROM idea ORDER BY uuid`),
+      await db.dataSource.query(`SELECT * FROM elaboration_round ORDER BY uuid`),
+      await db.dataSource.query(`SELECT * FROM elaboration_question ORDER BY uuid`),
+      await db.dataSource.query(`SELECT uuid, project_uuid, updated_at FROM proposal ORDER BY uuid`),
+      await db.dataSource.query(`SELECT uuid, project_uuid, updated_at FROM task ORDER BY uuid`),
+      await db.dataSource.query(`SELECT uuid, project_uuid, updated_at FROM document ORDER BY uuid`),
+    ];
+    const rows = await snapshot();
+    await expectAppError(call(), code, message);
+    expect(await tableCounts(db.dataSource)).toEqual(before);
+    expect(await snapshot()).toEqual(rows);
+    expect(h.takeEvents()).toEqual([]);
+  };
+  return {
+    db,
+    h,
+    refused,
+    f: new DomainFactory(db.dataSource, h.runner),
+    ideas: new IdeaService(db.dataSource, h.runner),
+    elaboration: new ElaborationService(db.dataSource, h.runner),
+    tracker: new IdeaTrackerService(db.dataSource),
+    ids,
+    alice: userActor(aliceU),
+    bob: userActor(bobU),
+    pm: agentActor(pm.agent, a.uuid),
+    pm2: agentActor(pm2.agent, a.uuid),
+    dev: agentActor(dev.agent, a.uuid),
+    admin: agentActor(admin.agent, a.uuid),
+    devRecord: dev.agent,
+    mallory: userActor(malloryU),
+    malloryAgent: agentActor(malloryAgent.agent, b.uuid),
+    mutations,
+    ideaRow: async (uuid) => (await db.dataSource.query(`SELECT * FROM idea WHERE uuid = $1`, [uuid]))[0],
+    activities: (targetUuid) =>
+      db.dataSource.query(`SELECT action, project_uuid, value, actor_uuid FROM activity WHERE target_uuid = $1 ORDER BY created_at ASC, uuid ASC`, [targetUuid]),
+  };
+}
