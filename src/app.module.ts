@@ -6,6 +6,8 @@ import { CollaborationModule } from './modules/collaboration/index.js';
 import { HealthModule } from './modules/health/index.js';
 import { IdentityModule } from './modules/identity/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
+import { SessionModule } from './modules/sessions/index.js';
+import { TaskModule } from './modules/tasks/index.js';
 import { ToolsModule } from './modules/tools/index.js';
 
 @Module({})
@@ -18,6 +20,8 @@ export class AppModule {
         IdentityModule,
         HealthModule,
         CollaborationModule,
+        TaskModule,
+        SessionModule,
         RealtimeModule,
         ToolsModule,
       ],
