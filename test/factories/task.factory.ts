@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { ProjectEntity } from '../../src/modules/projects/index.js';
+import { ProposalEntity, type ProposalStatus } from '../../src/modules/proposals/index.js';
 import { SessionService } from '../../src/modules/sessions/index.js';
 import { TaskService, type NewTaskInput, type TaskStatus, type TaskSummary } from '../../src/modules/tasks/index.js';
 import { agentActor, userActor, type Harness } from '../utils/harness.js';
@@ -44,6 +45,23 @@ export class TaskFactory {
   async project(companyUuid: string, name = `Project ${unique()}`): Promise<string> {
     const uuid = randomUUID();
     await this.db.getRepository(ProjectEntity).insert({ uuid, companyUuid, name, description: '', groupUuid: null });
+    return uuid;
+  }
+
+  /** A proposal row in `status` (inserted directly: its state machine belongs to the proposals module). */
+  async proposal(projectUuid: string, creator: Actor, status: ProposalStatus): Promise<string> {
+    const uuid = randomUUID();
+    await this.db.getRepository(ProposalEntity).insert({
+      uuid,
+      companyUuid: creator.companyUuid,
+      projectUuid,
+      title: `Proposal ${unique()}`,
+      inputType: 'idea',
+      inputUuids: [randomUUID()],
+      status,
+      createdByType: creator.type,
+      createdByUuid: creator.uuid,
+    });
     return uuid;
   }
 

@@ -105,6 +105,7 @@ export async function createTasksWithin(tx: Tx, input: CreateTasksInput, prepare
   const projectOf = (uuid: string): string => prereqs.get(uuid)?.projectUuid ?? project.uuid;
   for (const t of prepared) for (const d of t.dependsOnTasks) addDependency(graph, { taskUuid: t.uuid, dependsOnUuid: d }, projectOf);
 
+  const now = Date.now();
   for (const t of prepared) {
     await em.insert(TaskEntity, {
       uuid: t.uuid,
@@ -126,7 +127,18 @@ export async function createTasksWithin(tx: Tx, input: CreateTasksInput, prepare
     if (t.references.length) {
       await em.insert(
         ReferenceEntity,
-        t.references.map((r) => ({ ...r, uuid: randomUUID(), companyUuid: actor.companyUuid, targetType: 'task' as const, targetUuid: t.uuid, createdByType: actor.type, createdByUuid: actor.uuid })),
+        t.references.map((r, i) => ({
+          ...r,
+          uuid: randomUUID(),
+          companyUuid: actor.companyUuid,
+          targetType: 'task' as const,
+          targetUuid: t.uuid,
+          createdByType: actor.type,
+          createdByUuid: actor.uuid,
+          // Distinct timestamps keep "oldest first" in input order.
+          createdAt: new Date(now + i),
+          updatedAt: new Date(now + i),
+        })),
       );
     }
   }
