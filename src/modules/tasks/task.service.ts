@@ -70,7 +70,7 @@ export class TaskService {
 
   // ---- reads ----
 
-  list(actor: Actor, input: TaskListInput): Promise<TaskList> {
+  async list(actor: Actor, input: TaskListInput): Promise<TaskList> {
     const status = input.status == null ? null : cleanStatus(input.status);
     const priority = input.priority == null ? null : cleanPriority(input.priority);
     return this.listWhere(actor, input, [
@@ -80,12 +80,12 @@ export class TaskService {
   }
 
   /** Open (unassigned) tasks. */
-  listAvailable(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
+  async listAvailable(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
     return this.listWhere(actor, input, [{ sql: `t.status = 'open'` }]);
   }
 
   /** Open or assigned tasks whose prerequisites are all done or closed (domain.md §6.4). */
-  listUnblocked(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
+  async listUnblocked(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
     return this.listWhere(actor, input, [
       {
         sql: `t.status IN ('open', 'assigned') AND NOT EXISTS (
