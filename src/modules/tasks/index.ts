@@ -8,4 +8,4 @@ export { TaskService, type TaskListInput, type TaskList, type UpdateTaskInput } 
 export { TaskTrackerService, type TaskTracker, type TrackedTask } from './task-tracker.service.js';
 export type { CreateTasksInput, NewTaskInput } from './task-create.js';
 export type { Assignee, TaskSummary, TaskRecord, TaskRecordWithHints, CriterionRecord, TaskLink, ActiveSession } from './task.records.js';
-export { lockTask } from './task-lifecycle.js';
+export { lockTask, moveTask, type MoveOptions } from './task-lifecycle.js';

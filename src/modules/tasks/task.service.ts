@@ -1,25 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
-import { effectivePermissions } from '../../shared/auth/permissions.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { CommentEntity } from '../collaboration/index.js';
-import { AgentEntity, UserEntity } from '../identity/index.js';
 import { normalizeCriteria, type CriterionInput } from './domain/criteria.js';
 import { isResolved } from './domain/dependency-rules.js';
 import type { TaskStatus } from './domain/task-transition.js';
 import { AcceptanceCriterionEntity, TaskEntity, type Priority } from './task.entity.js';
 import { createTasksWithin, prepareTasks, type CreateTasksInput } from './task-create.js';
 import { editDependencies, lockProjectDependencies } from './task-dependencies.js';
-import { cleanDescription, cleanPriority, cleanStatus, cleanStoryPoints, cleanTitle, markList, optionalText, requiredText, uuidList, type MarkInput } from './task-input.js';
+import { cleanDescription, cleanPriority, cleanStatus, cleanStoryPoints, cleanTitle, markList, optionalText, requiredText, uuidList } from './task-input.js';
 import { HELD_STATUSES, isAssignee, lockTask, moveTask, reloadTask, useCallSession } from './task-lifecycle.js';
 import { TaskReader } from './task.reader.js';
 import type { TaskRecord, TaskRecordWithHints, TaskSummary } from './task.records.js';
-import { requireProject } from './task-scope.js';
+import { requireAssignTarget, requireProject } from './task-scope.js';
+import { applyMarks, replaceCriteria } from './task-criteria.js';
 
 export interface TaskListInput {
   projectUuid: string;
@@ -148,12 +147,7 @@ export class TaskService {
         Object.assign(task, patch);
       }
       if (criteria) {
-        // Replacing the list discards every mark (domain.md §6.5).
-        await em.delete(AcceptanceCriterionEntity, { taskUuid: task.uuid });
-        await em.insert(
-          AcceptanceCriterionEntity,
-          criteria.map((c, i) => ({ uuid: randomUUID(), taskUuid: task.uuid, description: c.description, required: c.required, sortOrder: i })),
-        );
+        await replaceCriteria(em, task.uuid, criteria);
         fields.push('acceptanceCriteriaItems');
       }
       if (fields.length) {
@@ -204,7 +198,7 @@ export class TaskService {
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
       const task = await lockTask(tx, input.taskUuid);
-      const uuid = await this.assignTarget(em, actor.companyUuid, type, target.uuid);
+      const uuid = await requireAssignTarget(em, actor.companyUuid, type, target.uuid);
       const unchanged = task.status === 'assigned' && task.assigneeType === type && task.assigneeUuid === uuid;
       if (!unchanged) await moveTask(tx, task, 'assign', { assignee: { type, uuid } });
       return this.withHints(await TaskReader.record(em, await reloadTask(em, task.uuid)));
@@ -226,7 +220,7 @@ export class TaskService {
       if (task.status === 'done' || task.status === 'closed') {
         throw new InvalidStateError(`Task is ${task.status}; self-check requires a task that is not done or closed`);
       }
-      await this.applyMarks(tx, task, marks, 'dev');
+      await applyMarks(tx, task, marks, 'dev');
     });
   }
 
@@ -281,7 +275,7 @@ export class TaskService {
     const marks = markList(input.criteria, ['passed', 'failed', 'pending'], 'status', 'evidence');
     return this.move(actor, input.taskUuid, async (tx, task) => {
       if (task.status === 'closed') throw new InvalidStateError('Task is closed; marking criteria requires a task that is not closed');
-      await this.applyMarks(tx, task, marks, 'verify');
+      await applyMarks(tx, task, marks, 'verify');
     });
   }
 
@@ -367,50 +361,4 @@ export class TaskService {
     return hints.length ? { ...record, hints } : record;
   }
 
-  private async assignTarget(em: EntityManager, companyUuid: string, type: ActorType, uuid: unknown): Promise<string> {
-    if (type === 'agent') {
-      const agent = isUuid(uuid) ? await em.findOne(AgentEntity, { where: { uuid, companyUuid, archivedAt: IsNull() } }) : null;
-      if (!agent) throw new NotFoundError('Agent');
-      if (!effectivePermissions(agent.preset, agent.permissions).includes('task:write')) {
-        throw new ValidationError(`Agent "${agent.name}" does not have task:write permission`);
-      }
-      return agent.uuid;
-    }
-    const user = isUuid(uuid) ? await em.findOne(UserEntity, { where: { uuid, companyUuid } }) : null;
-    if (!user) throw new NotFoundError('User');
-    return user.uuid;
-  }
-
-  /**
-   * Self-check (`dev`) or verification (`verify`) marks. Every named criterion must belong to the task, checked
-   * for all before any write; marks identical to the stored ones change nothing.
-   */
-  private async applyMarks(tx: Tx, task: TaskEntity, marks: MarkInput[], kind: 'dev' | 'verify'): Promise<void> {
-    const em = tx.manager;
-    const rows = new Map((await em.find(AcceptanceCriterionEntity, { where: { taskUuid: task.uuid } })).map((c) => [c.uuid, c]));
-    for (const m of marks) {
-      if (!rows.has(m.uuid.toLowerCase())) throw new ValidationError(`Criterion ${m.uuid} does not belong to this task`);
-    }
-    const now = new Date();
-    const changed: Array<{ uuid: string; status: string }> = [];
-    for (const m of marks) {
-      const row = rows.get(m.uuid.toLowerCase())!;
-      let patch: Partial<AcceptanceCriterionEntity>;
-      if (kind === 'dev') {
-        if (row.devStatus === m.status && row.devEvidence === m.evidence) continue;
-        patch = { devStatus: m.status, devEvidence: m.evidence, devMarkedByType: tx.actor.type, devMarkedByUuid: tx.actor.uuid, devMarkedAt: now };
-      } else {
-        if (row.status === m.status && row.evidence === m.evidence) continue;
-        const marker = m.status === 'pending' ? { markedByType: null, markedByUuid: null, markedAt: null } : { markedByType: tx.actor.type, markedByUuid: tx.actor.uuid, markedAt: now };
-        patch = { status: m.status, evidence: m.evidence, ...marker };
-      }
-      await em.update(AcceptanceCriterionEntity, { uuid: row.uuid }, patch);
-      Object.assign(row, patch);
-      changed.push({ uuid: row.uuid, status: m.status });
-    }
-    if (!changed.length) return;
-    const action = kind === 'dev' ? 'criteria_self_checked' : 'criteria_marked';
-    tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action, value: { criteria: changed } });
-    tx.change('task', task.uuid, task.projectUuid, 'updated');
-  }
 }
