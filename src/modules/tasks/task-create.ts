@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { ReferenceEntity, validateReference, type ReferenceInput, type ValidReference } from '../collaboration/index.js';
+import { insertReferences, validateReference, type ReferenceInput, type ValidReference } from '../collaboration/index.js';
 import { normalizeCriteria, type CriterionInput, type NormalizedCriterion } from './domain/criteria.js';
 import { addDependency, DependencyGraph } from './domain/dependency-rules.js';
 import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, type Priority } from './task.entity.js';
@@ -105,7 +105,6 @@ export async function createTasksWithin(tx: Tx, input: CreateTasksInput, prepare
   const projectOf = (uuid: string): string => prereqs.get(uuid)?.projectUuid ?? project.uuid;
   for (const t of prepared) for (const d of t.dependsOnTasks) addDependency(graph, { taskUuid: t.uuid, dependsOnUuid: d }, projectOf);
 
-  const now = Date.now();
   for (const t of prepared) {
     await em.insert(TaskEntity, {
       uuid: t.uuid,
@@ -124,23 +123,7 @@ export async function createTasksWithin(tx: Tx, input: CreateTasksInput, prepare
       AcceptanceCriterionEntity,
       t.criteria.map((c, i) => ({ uuid: randomUUID(), taskUuid: t.uuid, description: c.description, required: c.required, sortOrder: i })),
     );
-    if (t.references.length) {
-      await em.insert(
-        ReferenceEntity,
-        t.references.map((r, i) => ({
-          ...r,
-          uuid: randomUUID(),
-          companyUuid: actor.companyUuid,
-          targetType: 'task' as const,
-          targetUuid: t.uuid,
-          createdByType: actor.type,
-          createdByUuid: actor.uuid,
-          // Distinct timestamps keep "oldest first" in input order.
-          createdAt: new Date(now + i),
-          updatedAt: new Date(now + i),
-        })),
-      );
-    }
+    await insertReferences(tx, { type: 'task', uuid: t.uuid }, t.references);
   }
   const edges = prepared.flatMap((t) => [...t.dependsOnDrafts, ...t.dependsOnTasks].map((d) => ({ taskUuid: t.uuid, dependsOnUuid: d })));
   if (edges.length) await em.insert(TaskDependencyEntity, edges);

@@ -1,11 +1,10 @@
 import { In, type EntityManager } from 'typeorm';
-import { PersonResolver, type PersonRef } from '../../shared/database/person.js';
-import { ReferenceEntity } from '../collaboration/index.js';
+import { PersonResolver } from '../../shared/database/person.js';
+import { countComments, listForTarget } from '../collaboration/index.js';
 import { acceptanceStatus, acceptanceSummary, type Blocker, type TaskStatus } from './domain/task-transition.js';
 import { AcceptanceCriterionEntity, TaskEntity } from './task.entity.js';
 import {
   criterionPeople,
-  iso,
   taskPeople,
   toAssignee,
   toCriterionRecord,
@@ -93,21 +92,14 @@ export const TaskReader = {
 
   async record(em: EntityManager, task: TaskEntity): Promise<TaskRecord> {
     const criteria = await em.find(AcceptanceCriterionEntity, { where: { taskUuid: task.uuid }, order: { sortOrder: 'ASC', uuid: 'ASC' } });
-    const references = await em.find(ReferenceEntity, {
-      where: { companyUuid: task.companyUuid, targetType: 'task', targetUuid: task.uuid },
-      order: { createdAt: 'ASC', uuid: 'ASC' },
-    });
-    const [dependsOn, dependedBy, activeSessions, [{ count }]] = await Promise.all([
+    const [dependsOn, dependedBy, activeSessions, commentCount, references] = await Promise.all([
       TaskReader.links(em, task.uuid, 'dependsOn'),
       TaskReader.links(em, task.uuid, 'dependedBy'),
       TaskReader.activeSessions(em, task.uuid),
-      em.query(`SELECT count(*)::int AS count FROM comment WHERE company_uuid = $1 AND target_type = 'task' AND target_uuid = $2`, [
-        task.companyUuid,
-        task.uuid,
-      ]) as Promise<Array<{ count: number }>>,
+      countComments(em, task.companyUuid, 'task', task.uuid),
+      listForTarget(em, task.companyUuid, 'task', task.uuid),
     ]);
-    const refs: PersonRef[] = [...taskPeople(task), ...criteria.flatMap(criterionPeople), ...references.map((r) => ({ type: r.createdByType, uuid: r.createdByUuid }))];
-    const people = await PersonResolver.load(em, refs);
+    const people = await PersonResolver.load(em, [...taskPeople(task), ...criteria.flatMap(criterionPeople)]);
     const summary = acceptanceSummary(criteria);
     return {
       ...toTaskSummary(task, { passed: summary.passed, total: summary.total }, people),
@@ -119,19 +111,8 @@ export const TaskReader = {
       dependsOn,
       dependedBy,
       activeSessions,
-      commentCount: count,
-      references: references.map((r) => ({
-        uuid: r.uuid,
-        targetType: 'task' as const,
-        targetUuid: r.targetUuid,
-        type: r.type,
-        url: r.url,
-        title: r.title,
-        notes: r.notes,
-        createdBy: people.person({ type: r.createdByType, uuid: r.createdByUuid }),
-        createdAt: r.createdAt.toISOString(),
-        updatedAt: iso(r.updatedAt)!,
-      })),
+      commentCount,
+      references,
     };
   },
 };

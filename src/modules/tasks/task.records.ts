@@ -1,5 +1,6 @@
 import type { ActorType } from '../../shared/auth/actor.js';
 import type { Person, PersonRef, PersonResolver } from '../../shared/database/person.js';
+import type { ReferenceRecord } from '../collaboration/index.js';
 import type { AcceptanceStatus, AcceptanceSummary, TaskStatus } from './domain/task-transition.js';
 import type { AcceptanceCriterionEntity, MarkStatus, Priority, TaskEntity } from './task.entity.js';
 
@@ -51,19 +52,6 @@ export interface ActiveSession {
   checkinAt: string;
 }
 
-export interface TaskReferenceRecord {
-  uuid: string;
-  targetType: 'task';
-  targetUuid: string;
-  type: string;
-  url: string;
-  title: string;
-  notes: string | null;
-  createdBy: Person | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
 export interface TaskRecord extends TaskSummary {
   description: string;
   createdBy: Person | null;
@@ -74,7 +62,7 @@ export interface TaskRecord extends TaskSummary {
   dependedBy: TaskLink[];
   activeSessions: ActiveSession[];
   commentCount: number;
-  references: TaskReferenceRecord[];
+  references: ReferenceRecord[];
 }
 
 /** Claim and assign results: the record plus `hints` when there is something to say (tools.md §5.4). */

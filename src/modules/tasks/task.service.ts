@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
@@ -6,7 +5,7 @@ import { TransactionRunner, type Tx } from '../../shared/database/transaction-ru
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { CommentEntity } from '../collaboration/index.js';
+import { deleteTargetCollaboration, writeComment } from '../collaboration/index.js';
 import { normalizeCriteria, type CriterionInput } from './domain/criteria.js';
 import { isResolved } from './domain/dependency-rules.js';
 import type { TaskStatus } from './domain/task-transition.js';
@@ -237,20 +236,8 @@ export class TaskService {
       if (input.sessionUuid != null) await useCallSession(tx, input.sessionUuid, 'work report');
       if (!(await isAssignee(em, actor, task))) throw new ForbiddenError(REPORT_FORBIDDEN);
       if (status) await this.operationalMove(tx, task, status, REPORT_FORBIDDEN);
-      const commentUuid = randomUUID();
-      await em.insert(CommentEntity, {
-        uuid: commentUuid,
-        companyUuid: actor.companyUuid,
-        targetType: 'task',
-        targetUuid: task.uuid,
-        content: report,
-        authorType: actor.type,
-        authorUuid: actor.uuid,
-      });
-      tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: 'comment_added', value: { commentUuid } });
-      tx.change('task', task.uuid, task.projectUuid, 'updated');
-      tx.mentions({ sourceType: 'comment', sourceUuid: commentUuid, entityType: 'task', entityUuid: task.uuid, entityTitle: task.title, projectUuid: task.projectUuid, before: null, after: report });
-      return { task: await TaskReader.record(em, await reloadTask(em, task.uuid)), commentUuid };
+      const comment = await writeComment(tx, { type: 'task', uuid: task.uuid, projectUuid: task.projectUuid, title: task.title }, report);
+      return { task: await TaskReader.record(em, await reloadTask(em, task.uuid)), commentUuid: comment.uuid };
     });
   }
 
@@ -290,8 +277,7 @@ export class TaskService {
            UNION SELECT task_uuid FROM task_dependency WHERE depends_on_uuid = $1)`,
         [task.uuid],
       );
-      await em.query(`DELETE FROM comment WHERE company_uuid = $1 AND target_type = 'task' AND target_uuid = $2`, [actor.companyUuid, task.uuid]);
-      await em.query(`DELETE FROM reference WHERE company_uuid = $1 AND target_type = 'task' AND target_uuid = $2`, [actor.companyUuid, task.uuid]);
+      await deleteTargetCollaboration(em, actor.companyUuid, 'task', [task.uuid]);
       await em.query(`DELETE FROM session_task_checkin WHERE task_uuid = $1`, [task.uuid]);
       await em.query(`DELETE FROM task_dependency WHERE task_uuid = $1 OR depends_on_uuid = $1`, [task.uuid]);
       await em.delete(AcceptanceCriterionEntity, { taskUuid: task.uuid });
