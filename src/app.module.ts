@@ -8,6 +8,8 @@ import { IdentityModule } from './modules/identity/index.js';
 import { IdeasModule } from './modules/ideas/index.js';
 import { ProjectsModule } from './modules/projects/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
+import { SessionModule } from './modules/sessions/index.js';
+import { TaskModule } from './modules/tasks/index.js';
 import { ToolsModule } from './modules/tools/index.js';
 
 @Module({})
@@ -22,6 +24,8 @@ export class AppModule {
         CollaborationModule,
         ProjectsModule,
         IdeasModule,
+        TaskModule,
+        SessionModule,
         RealtimeModule,
         ToolsModule,
       ],

@@ -1,3 +1,11 @@
 export { TaskEntity, AcceptanceCriterionEntity, TaskDependencyEntity } from './task.entity.js';
+export type { Priority, MarkStatus } from './task.entity.js';
 export * from './domain/task-transition.js';
 export * from './domain/criteria.js';
+export * from './domain/dependency-rules.js';
+export { TaskModule } from './task.module.js';
+export { TaskService, type TaskListInput, type TaskList, type UpdateTaskInput } from './task.service.js';
+export { TaskTrackerService, type TaskTracker, type TrackedTask } from './task-tracker.service.js';
+export type { CreateTasksInput, NewTaskInput } from './task-create.js';
+export type { Assignee, TaskSummary, TaskRecord, TaskRecordWithHints, CriterionRecord, TaskLink, ActiveSession } from './task.records.js';
+export { lockTask, moveTask, type MoveOptions } from './task-lifecycle.js';

@@ -42,6 +42,9 @@ const TRIGGERS: Record<TaskTrigger, { from: readonly TaskStatus[]; to: TaskStatu
   revoke_close: { from: ['open', 'assigned', 'in_progress', 'to_verify', 'done'], to: 'closed', op: 'close', expected: 'not closed' },
 };
 
+/** Statuses in which a task has an assignee. */
+const HELD: readonly TaskStatus[] = ['assigned', 'in_progress', 'to_verify'];
+
 const ASSIGNEE_ONLY: ReadonlySet<TaskTrigger> = new Set(['release', 'start', 'submit', 'pull_back']);
 
 export interface Blocker {
@@ -100,9 +103,9 @@ export function checkTaskTransition(input: TransitionInput): TransitionResult {
   // 3. Pair.
   const to = typeof rule.to === 'function' ? rule.to(input.status) : rule.to;
   if (!rule.from.includes(input.status) || !ALLOWED[input.status].includes(to)) {
-    const statusText = input.trigger === 'claim' && input.status !== 'open' && !input.callerIsAssignee && input.status !== 'done' && input.status !== 'closed'
-      ? `${input.status} to someone else`
-      : input.status;
+    // A task held by someone else reads "assigned to someone else" whatever its working status (tools.md §1.4).
+    const heldByOther = input.trigger === 'claim' && !input.callerIsAssignee && HELD.includes(input.status);
+    const statusText = heldByOther ? 'assigned to someone else' : input.status;
     return { ok: false, code: 'INVALID_STATE', message: `Task is ${statusText}; ${rule.op} requires ${rule.expected}` };
   }
   // 4. Dependency rule.

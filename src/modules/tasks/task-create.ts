@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { Tx } from '../../shared/database/transaction-runner.js';
+import { InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import { insertReferences, validateReference, type ReferenceInput, type ValidReference } from '../collaboration/index.js';
+import { normalizeCriteria, type CriterionInput, type NormalizedCriterion } from './domain/criteria.js';
+import { addDependency, DependencyGraph } from './domain/dependency-rules.js';
+import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, type Priority } from './task.entity.js';
+import { cleanDescription, cleanPriority, cleanStoryPoints, cleanTitle, uuidList } from './task-input.js';
+import { loadPrerequisites } from './task-dependencies.js';
+import { requireProject } from './task-scope.js';
+
+export interface NewTaskInput {
+  title: string;
+  description?: string | null;
+  priority?: Priority | null;
+  storyPoints?: number | null;
+  acceptanceCriteriaItems: CriterionInput[];
+  /** Batch-local id other items of the same call can depend on. */
+  draftUuid?: string | null;
+  dependsOnDraftUuids?: string[] | null;
+  dependsOnTaskUuids?: string[] | null;
+  references?: ReferenceInput[] | null;
+}
+
+export interface CreateTasksInput {
+  projectUuid: string;
+  proposalUuid?: string | null;
+  tasks: NewTaskInput[];
+}
+
+interface PreparedTask {
+  uuid: string;
+  title: string;
+  description: string;
+  priority: Priority;
+  storyPoints: number | null;
+  criteria: NormalizedCriterion[];
+  draftUuid: string | null;
+  dependsOnDrafts: string[];
+  dependsOnTasks: string[];
+  references: ValidReference[];
+}
+
+/** Argument rules of svc_create_tasks, checked for every item before anything is read or written. */
+export function prepareTasks(items: unknown): PreparedTask[] {
+  if (!Array.isArray(items) || items.length < 1 || items.length > 50) throw new ValidationError('Between 1 and 50 tasks are required');
+  const prepared = (items as NewTaskInput[]).map((raw): PreparedTask => {
+    const title = cleanTitle(raw?.title);
+    const prefix = `Task "${title}": `;
+    const draftUuid = raw.draftUuid ?? null;
+    if (draftUuid !== null && (typeof draftUuid !== 'string' || draftUuid.length < 1 || draftUuid.length > 64)) {
+      throw new ValidationError(`${prefix}draftUuid must be 1-64 characters`);
+    }
+    const references = raw.references ?? [];
+    if (!Array.isArray(references) || references.length > 10) throw new ValidationError(`${prefix}At most 10 references are allowed`);
+    const drafts = raw.dependsOnDraftUuids ?? [];
+    if (!Array.isArray(drafts) || drafts.some((d) => typeof d !== 'string')) throw new ValidationError(`${prefix}dependsOnDraftUuids must be a list of strings`);
+    return {
+      uuid: randomUUID(),
+      title,
+      description: cleanDescription(raw.description, prefix),
+      priority: raw.priority == null ? 'medium' : cleanPriority(raw.priority, prefix),
+      storyPoints: raw.storyPoints === undefined ? null : cleanStoryPoints(raw.storyPoints, prefix),
+      criteria: normalizeCriteria(raw.acceptanceCriteriaItems, prefix),
+      draftUuid,
+      dependsOnDrafts: [...new Set(drafts)],
+      dependsOnTasks: uuidList(raw.dependsOnTaskUuids, `${prefix}dependsOnTaskUuids`),
+      references: references.map((r) => validateReference(r)),
+    };
+  });
+  const byDraft = new Map<string, PreparedTask>();
+  for (const t of prepared) {
+    if (t.draftUuid === null) continue;
+    if (byDraft.has(t.draftUuid)) throw new ValidationError(`Duplicate draftUuid "${t.draftUuid}"`);
+    byDraft.set(t.draftUuid, t);
+  }
+  // Batch edges only: nothing outside the batch can depend on a new task, so a cycle must lie inside the batch.
+  const graph = new DependencyGraph();
+  for (const t of prepared) {
+    for (const d of t.dependsOnDrafts) {
+      const target = byDraft.get(d);
+      if (!target) throw new ValidationError(`Task "${t.title}": Unknown draftUuid "${d}"`);
+      addDependency(graph, { taskUuid: t.uuid, dependsOnUuid: target.uuid }, () => 'batch');
+    }
+  }
+  return prepared.map((t) => ({ ...t, dependsOnDrafts: t.dependsOnDrafts.map((d) => byDraft.get(d)!.uuid) }));
+}
+
+/** svc_create_tasks inside its transaction; returns the new task uuids in input order. */
+export async function createTasksWithin(tx: Tx, input: CreateTasksInput, prepared: PreparedTask[]): Promise<string[]> {
+  const em = tx.manager;
+  const actor = tx.actor;
+  const project = await requireProject(em, actor.companyUuid, input.projectUuid);
+  if (input.proposalUuid != null) {
+    // A proposal of another project is as unknown as a missing one (tools.md §5.2).
+    const [proposal]: Array<{ status: string }> = isUuid(input.proposalUuid)
+      ? await em.query(`SELECT status FROM proposal WHERE uuid = $1 AND company_uuid = $2 AND project_uuid = $3`, [input.proposalUuid, actor.companyUuid, project.uuid])
+      : [];
+    if (!proposal) throw new NotFoundError('Proposal');
+    if (proposal.status !== 'approved') throw new InvalidStateError(`Proposal is ${proposal.status}; create tasks requires approved`);
+  }
+  const prereqs = await loadPrerequisites(em, actor.companyUuid, [...new Set(prepared.flatMap((t) => t.dependsOnTasks))]);
+  const graph = new DependencyGraph();
+  const projectOf = (uuid: string): string => prereqs.get(uuid)?.projectUuid ?? project.uuid;
+  for (const t of prepared) for (const d of t.dependsOnTasks) addDependency(graph, { taskUuid: t.uuid, dependsOnUuid: d }, projectOf);
+
+  for (const t of prepared) {
+    await em.insert(TaskEntity, {
+      uuid: t.uuid,
+      companyUuid: actor.companyUuid,
+      projectUuid: project.uuid,
+      proposalUuid: input.proposalUuid ?? null,
+      title: t.title,
+      description: t.description,
+      status: 'open',
+      priority: t.priority,
+      storyPoints: t.storyPoints,
+      createdByType: actor.type,
+      createdByUuid: actor.uuid,
+    });
+    await em.insert(
+      AcceptanceCriterionEntity,
+      t.criteria.map((c, i) => ({ uuid: randomUUID(), taskUuid: t.uuid, description: c.description, required: c.required, sortOrder: i })),
+    );
+    await insertReferences(tx, { type: 'task', uuid: t.uuid }, t.references);
+  }
+  const edges = prepared.flatMap((t) => [...t.dependsOnDrafts, ...t.dependsOnTasks].map((d) => ({ taskUuid: t.uuid, dependsOnUuid: d })));
+  if (edges.length) await em.insert(TaskDependencyEntity, edges);
+
+  for (const t of prepared) {
+    tx.activity({ projectUuid: project.uuid, targetType: 'task', targetUuid: t.uuid, action: 'created', value: { title: t.title } });
+    tx.change('task', t.uuid, project.uuid, 'created');
+    if (t.description) {
+      tx.mentions({ sourceType: 'task', sourceUuid: t.uuid, entityType: 'task', entityUuid: t.uuid, entityTitle: t.title, projectUuid: project.uuid, before: null, after: t.description });
+    }
+  }
+  for (const p of prereqs.values()) tx.change('task', p.uuid, p.projectUuid, 'updated');
+  return prepared.map((t) => t.uuid);
+}

@@ -1,0 +1,166 @@
+import type { EntityManager } from 'typeorm';
+import type { Actor, ActorType } from '../../shared/auth/actor.js';
+import { matchesIdentity } from '../../shared/auth/identity-rule.js';
+import { findInCompany } from '../../shared/database/tenant.js';
+import type { Tx } from '../../shared/database/transaction-runner.js';
+import { AppError, ForbiddenError, InvalidStateError, NotFoundError } from '../../shared/errors/app-error.js';
+import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import {
+  acceptanceSummary,
+  checkTaskTransition,
+  sideEffectsOf,
+  type TaskStatus,
+  type TaskTrigger,
+} from './domain/task-transition.js';
+import { AcceptanceCriterionEntity, TaskEntity } from './task.entity.js';
+import { TaskReader } from './task.reader.js';
+
+/** The activity each trigger writes (domain.md §6.2). */
+const ACTIVITY: Record<TaskTrigger, string> = {
+  claim: 'assigned',
+  assign: 'assigned',
+  release: 'released',
+  start: 'status_changed',
+  pull_back: 'status_changed',
+  submit: 'submitted',
+  verify: 'verified',
+  reopen: 'reopened',
+  close: 'closed',
+  revoke_close: 'closed',
+};
+
+const NEEDS_BLOCKERS: ReadonlySet<TaskTrigger> = new Set(['start', 'pull_back', 'reopen']);
+
+/** Statuses in which a task is held by an assignee (claim by the holder is a no-op). */
+export const HELD_STATUSES: readonly TaskStatus[] = ['assigned', 'in_progress', 'to_verify'];
+
+/** Loads a task of the caller's company with a row lock: the status checked below cannot change under us. */
+export async function lockTask(tx: Tx, taskUuid: string, displayName = 'Task'): Promise<TaskEntity> {
+  if (!isUuid(taskUuid)) throw new NotFoundError(displayName);
+  return findInCompany(tx.manager, TaskEntity, taskUuid, tx.actor.companyUuid, displayName, true);
+}
+
+export async function reloadTask(em: EntityManager, taskUuid: string): Promise<TaskEntity> {
+  return em.findOneByOrFail(TaskEntity, { uuid: taskUuid });
+}
+
+/** The assignee identity rule (domain.md §3); a user also matches the agents it owns. */
+export async function isAssignee(em: EntityManager, actor: Actor, task: Pick<TaskEntity, 'assigneeType' | 'assigneeUuid'>): Promise<boolean> {
+  const who = { type: task.assigneeType, uuid: task.assigneeUuid };
+  if (actor.type === 'user' && who.type === 'agent' && who.uuid) {
+    const rows: unknown[] = await em.query(`SELECT 1 FROM agent WHERE uuid = $1 AND owner_uuid = $2 AND company_uuid = $3`, [
+      who.uuid,
+      actor.uuid,
+      actor.companyUuid,
+    ]);
+    return rows.length > 0;
+  }
+  return matchesIdentity(actor, who);
+}
+
+export interface MoveOptions {
+  force?: boolean;
+  /** FORBIDDEN message of the calling tool for the assignee rule. */
+  forbiddenMessage?: string;
+  /** The new assignee for assign (claim takes the caller). */
+  assignee?: { type: ActorType; uuid: string };
+  activityValue?: Record<string, unknown> | null;
+}
+
+/** Resets self-check and verification marks of every criterion of a task (domain.md §6.3 step 6). */
+export async function resetCriteria(em: EntityManager, taskUuid: string): Promise<void> {
+  await em.update(
+    AcceptanceCriterionEntity,
+    { taskUuid },
+    {
+      devStatus: 'pending',
+      devEvidence: null,
+      devMarkedByType: null,
+      devMarkedByUuid: null,
+      devMarkedAt: null,
+      status: 'pending',
+      evidence: null,
+      markedByType: null,
+      markedByUuid: null,
+      markedAt: null,
+    },
+  );
+}
+
+/** Checks out every open check-in of a task; returns the sessions checked out. */
+export async function checkoutOpenCheckins(em: EntityManager, taskUuid: string): Promise<string[]> {
+  const rows: Array<{ session_uuid: string }> = await em.query(
+    `UPDATE session_task_checkin SET checkout_at = now() WHERE task_uuid = $1 AND checkout_at IS NULL RETURNING session_uuid`,
+    [taskUuid],
+  );
+  // node-postgres returns [rows, count] for UPDATE … RETURNING through TypeORM.
+  const list = Array.isArray(rows[0]) ? (rows[0] as unknown as Array<{ session_uuid: string }>) : rows;
+  return list.map((r) => r.session_uuid);
+}
+
+/**
+ * Every status change of a task goes through here: the single transition check (domain.md §6.3, steps 2–5) on the
+ * locked row, then its side effects (step 6), the trigger's activity and the `task updated` event.
+ */
+export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, opts: MoveOptions = {}): Promise<{ from: TaskStatus; to: TaskStatus }> {
+  const em = tx.manager;
+  const actor = tx.actor;
+  const criteria = trigger === 'verify' ? await em.find(AcceptanceCriterionEntity, { where: { taskUuid: task.uuid } }) : [];
+  const result = checkTaskTransition({
+    trigger,
+    status: task.status,
+    callerIsAssignee: await isAssignee(em, actor, task),
+    unresolvedPrerequisites: NEEDS_BLOCKERS.has(trigger) ? await TaskReader.blockers(em, task.uuid) : [],
+    acceptance: acceptanceSummary(criteria),
+    force: opts.force,
+    forbiddenMessage: opts.forbiddenMessage,
+  });
+  if (!result.ok) {
+    const { ok: _ok, code, message, ...extra } = result;
+    if (code === 'FORBIDDEN') throw new ForbiddenError(message);
+    if (code === 'INVALID_STATE') throw new InvalidStateError(message);
+    throw new AppError(code, message, extra);
+  }
+  const from = task.status;
+  const to = result.to;
+  const fx = sideEffectsOf(from, to);
+  const patch: Partial<TaskEntity> = { status: to };
+  if (fx.clearAssignee) {
+    Object.assign(patch, { assigneeType: null, assigneeUuid: null, assignedAt: null, assignedByType: null, assignedByUuid: null });
+  }
+  if (fx.setAssignee) {
+    const who = opts.assignee ?? { type: actor.type, uuid: actor.uuid };
+    Object.assign(patch, { assigneeType: who.type, assigneeUuid: who.uuid, assignedAt: new Date(), assignedByType: actor.type, assignedByUuid: actor.uuid });
+  }
+  if (fx.resetCriteria) await resetCriteria(em, task.uuid);
+  const checkedOut = fx.checkoutSessions ? await checkoutOpenCheckins(em, task.uuid) : [];
+  await em.update(TaskEntity, { uuid: task.uuid }, patch);
+  Object.assign(task, patch);
+
+  let value: Record<string, unknown> | null = opts.activityValue ?? null;
+  if (ACTIVITY[trigger] === 'status_changed') value = { from, to, ...(value ?? {}) };
+  if (fx.setAssignee) value = { assignee: { type: task.assigneeType, uuid: task.assigneeUuid }, ...(value ?? {}) };
+  if (checkedOut.length) value = { ...(value ?? {}), checkedOutSessions: checkedOut };
+  tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: ACTIVITY[trigger], value });
+  tx.change('task', task.uuid, task.projectUuid, 'updated');
+  return { from, to };
+}
+
+/**
+ * A `sessionUuid` named on a task call (tools.md §5.2 svc_update_task): it must be the caller's own active session.
+ * It then counts as a heartbeat and is recorded on the call's activities. Read here with plain SQL because the
+ * sessions module builds on this one (check-in claims through the task path), not the other way round.
+ */
+export async function useCallSession(tx: Tx, sessionUuid: string, operation: string): Promise<void> {
+  const actor = tx.actor;
+  if (!isUuid(sessionUuid)) throw new NotFoundError('Session');
+  const [row]: Array<{ uuid: string; agent_uuid: string; name: string; status: string }> = await tx.manager.query(
+    `SELECT uuid, agent_uuid, name, status FROM agent_session WHERE uuid = $1 AND company_uuid = $2 FOR UPDATE`,
+    [sessionUuid, actor.companyUuid],
+  );
+  if (!row) throw new NotFoundError('Session');
+  if (actor.type !== 'agent' || row.agent_uuid !== actor.uuid) throw new ForbiddenError('Session belongs to another agent');
+  if (row.status !== 'active') throw new InvalidStateError(`Session is ${row.status}; ${operation} requires active`);
+  await tx.manager.query(`UPDATE agent_session SET last_active_at = now(), updated_at = now() WHERE uuid = $1`, [row.uuid]);
+  actor.session = { uuid: row.uuid, name: row.name };
+}

@@ -1,0 +1,121 @@
+import type { ActorType } from '../../shared/auth/actor.js';
+import type { Person, PersonRef, PersonResolver } from '../../shared/database/person.js';
+import type { ReferenceRecord } from '../collaboration/index.js';
+import type { AcceptanceStatus, AcceptanceSummary, TaskStatus } from './domain/task-transition.js';
+import type { AcceptanceCriterionEntity, MarkStatus, Priority, TaskEntity } from './task.entity.js';
+
+/** tools.md §5.9 record shapes of the tasks module. */
+export interface Assignee extends Person {
+  assignedAt: string | null;
+  assignedBy: Person | null;
+}
+
+export interface TaskSummary {
+  uuid: string;
+  projectUuid: string;
+  proposalUuid: string | null;
+  title: string;
+  status: TaskStatus;
+  priority: Priority;
+  storyPoints: number | null;
+  assignee: Assignee | null;
+  acceptance: { passed: number; total: number };
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CriterionRecord {
+  uuid: string;
+  description: string;
+  required: boolean;
+  sortOrder: number;
+  devStatus: MarkStatus;
+  devEvidence: string | null;
+  devMarkedBy: Person | null;
+  devMarkedAt: string | null;
+  status: MarkStatus;
+  evidence: string | null;
+  markedBy: Person | null;
+  markedAt: string | null;
+}
+
+export interface TaskLink {
+  uuid: string;
+  title: string;
+  status: TaskStatus;
+}
+
+export interface ActiveSession {
+  sessionUuid: string;
+  sessionName: string;
+  agentUuid: string;
+  checkinAt: string;
+}
+
+export interface TaskRecord extends TaskSummary {
+  description: string;
+  createdBy: Person | null;
+  acceptanceCriteriaItems: CriterionRecord[];
+  acceptanceStatus: AcceptanceStatus;
+  acceptanceSummary: AcceptanceSummary;
+  dependsOn: TaskLink[];
+  dependedBy: TaskLink[];
+  activeSessions: ActiveSession[];
+  commentCount: number;
+  references: ReferenceRecord[];
+}
+
+/** Claim and assign results: the record plus `hints` when there is something to say (tools.md §5.4). */
+export type TaskRecordWithHints = TaskRecord & { hints?: string[] };
+
+export const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+const ref = (type: ActorType | null, uuid: string | null): PersonRef => ({ type, uuid });
+
+/** The people a task row names (for PersonResolver.load). */
+export function taskPeople(t: TaskEntity): PersonRef[] {
+  return [ref(t.assigneeType, t.assigneeUuid), ref(t.assignedByType, t.assignedByUuid), ref(t.createdByType, t.createdByUuid)];
+}
+
+export function criterionPeople(c: AcceptanceCriterionEntity): PersonRef[] {
+  return [ref(c.devMarkedByType, c.devMarkedByUuid), ref(c.markedByType, c.markedByUuid)];
+}
+
+export function toAssignee(t: Pick<TaskEntity, 'assigneeType' | 'assigneeUuid' | 'assignedAt' | 'assignedByType' | 'assignedByUuid'>, people: PersonResolver): Assignee | null {
+  const who = people.person(ref(t.assigneeType, t.assigneeUuid));
+  if (!who) return null;
+  return { ...who, assignedAt: iso(t.assignedAt), assignedBy: people.person(ref(t.assignedByType, t.assignedByUuid)) };
+}
+
+export function toTaskSummary(t: TaskEntity, acceptance: { passed: number; total: number }, people: PersonResolver): TaskSummary {
+  return {
+    uuid: t.uuid,
+    projectUuid: t.projectUuid,
+    proposalUuid: t.proposalUuid,
+    title: t.title,
+    status: t.status,
+    priority: t.priority,
+    storyPoints: t.storyPoints,
+    assignee: toAssignee(t, people),
+    acceptance,
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
+  };
+}
+
+export function toCriterionRecord(c: AcceptanceCriterionEntity, people: PersonResolver): CriterionRecord {
+  return {
+    uuid: c.uuid,
+    description: c.description,
+    required: c.required,
+    sortOrder: c.sortOrder,
+    devStatus: c.devStatus,
+    devEvidence: c.devEvidence,
+    devMarkedBy: people.person(ref(c.devMarkedByType, c.devMarkedByUuid)),
+    devMarkedAt: iso(c.devMarkedAt),
+    status: c.status,
+    evidence: c.evidence,
+    markedBy: people.person(ref(c.markedByType, c.markedByUuid)),
+    markedAt: iso(c.markedAt),
+  };
+}

@@ -1,0 +1,350 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Actor, ActorType } from '../../shared/auth/actor.js';
+import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
+import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
+import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import { deleteTargetCollaboration, writeComment } from '../collaboration/index.js';
+import { normalizeCriteria, type CriterionInput } from './domain/criteria.js';
+import { isResolved } from './domain/dependency-rules.js';
+import type { TaskStatus } from './domain/task-transition.js';
+import { AcceptanceCriterionEntity, TaskEntity, type Priority } from './task.entity.js';
+import { createTasksWithin, prepareTasks, type CreateTasksInput } from './task-create.js';
+import { editDependencies, lockProjectDependencies } from './task-dependencies.js';
+import { cleanDescription, cleanPriority, cleanStatus, cleanStoryPoints, cleanTitle, markList, optionalText, requiredText, uuidList } from './task-input.js';
+import { HELD_STATUSES, isAssignee, lockTask, moveTask, reloadTask, useCallSession } from './task-lifecycle.js';
+import { TaskReader } from './task.reader.js';
+import type { TaskRecord, TaskRecordWithHints, TaskSummary } from './task.records.js';
+import { requireAssignTarget, requireProject } from './task-scope.js';
+import { applyMarks, replaceCriteria } from './task-criteria.js';
+
+export interface TaskListInput {
+  projectUuid: string;
+  status?: TaskStatus | null;
+  priority?: Priority | null;
+  proposalUuids?: string[] | null;
+  page?: number;
+  pageSize?: number;
+}
+
+export interface TaskList extends PageResult {
+  tasks: TaskSummary[];
+}
+
+export interface UpdateTaskInput {
+  taskUuid: string;
+  status?: 'in_progress' | 'to_verify' | null;
+  sessionUuid?: string | null;
+  title?: string;
+  description?: string;
+  priority?: Priority;
+  storyPoints?: number | null;
+  acceptanceCriteriaItems?: CriterionInput[];
+  addDependsOn?: string[];
+  removeDependsOn?: string[];
+}
+
+type OperationalStatus = 'in_progress' | 'to_verify';
+const STATUS_FORBIDDEN = "Only the assignee can change this task's status";
+const REPORT_FORBIDDEN = 'Only the assignee can report work on this task';
+
+function operationalStatus(status: unknown): OperationalStatus | null {
+  if (status == null) return null;
+  if (status !== 'in_progress' && status !== 'to_verify') throw new ValidationError(`Invalid status: ${String(status)}; expected in_progress or to_verify`);
+  return status;
+}
+
+/**
+ * The task aggregate (domain.md §6, tools.md §5): reads, edits, dependencies, acceptance marks and every status
+ * move. Each move goes through `moveTask`, i.e. the single transition check on a row-locked task.
+ */
+@Injectable()
+export class TaskService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly runner: TransactionRunner,
+  ) {}
+
+  // ---- reads ----
+
+  async list(actor: Actor, input: TaskListInput): Promise<TaskList> {
+    const status = input.status == null ? null : cleanStatus(input.status);
+    const priority = input.priority == null ? null : cleanPriority(input.priority);
+    return this.listWhere(actor, input, [
+      ...(status ? [{ sql: 't.status = $?', param: status }] : []),
+      ...(priority ? [{ sql: 't.priority = $?', param: priority }] : []),
+    ]);
+  }
+
+  /** Open (unassigned) tasks. */
+  async listAvailable(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
+    return this.listWhere(actor, input, [{ sql: `t.status = 'open'` }]);
+  }
+
+  /** Open or assigned tasks whose prerequisites are all done or closed (domain.md §6.4). */
+  async listUnblocked(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
+    return this.listWhere(actor, input, [
+      {
+        sql: `t.status IN ('open', 'assigned') AND NOT EXISTS (
+          SELECT 1 FROM task_dependency d JOIN task p ON p.uuid = d.depends_on_uuid
+           WHERE d.task_uuid = t.uuid AND p.status NOT IN ('done', 'closed'))`,
+      },
+    ]);
+  }
+
+  async get(actor: Actor, input: { taskUuid: string }): Promise<TaskRecord> {
+    const task = await this.find(this.db.manager, actor, input.taskUuid);
+    return TaskReader.record(this.db.manager, task);
+  }
+
+  /** One task's summary (check-in results). */
+  async summary(actor: Actor, taskUuid: string): Promise<TaskSummary> {
+    const [s] = await TaskReader.summaries(this.db.manager, actor.companyUuid, [taskUuid]);
+    if (!s) throw new NotFoundError('Task');
+    return s;
+  }
+
+  // ---- creation and edits ----
+
+  async createTasks(actor: Actor, input: CreateTasksInput): Promise<{ tasks: TaskSummary[] }> {
+    const prepared = prepareTasks(input.tasks);
+    const uuids = await this.runner.run(actor, (tx) => createTasksWithin(tx, input, prepared));
+    return { tasks: await TaskReader.summaries(this.db.manager, actor.companyUuid, uuids) };
+  }
+
+  async update(actor: Actor, input: UpdateTaskInput): Promise<TaskRecord> {
+    const title = input.title === undefined ? undefined : cleanTitle(input.title);
+    const description = input.description === undefined ? undefined : cleanDescription(input.description);
+    const priority = input.priority === undefined ? undefined : cleanPriority(input.priority);
+    const storyPoints = input.storyPoints === undefined ? undefined : cleanStoryPoints(input.storyPoints);
+    const criteria = input.acceptanceCriteriaItems === undefined ? undefined : normalizeCriteria(input.acceptanceCriteriaItems);
+    const add = uuidList(input.addDependsOn, 'addDependsOn');
+    const remove = uuidList(input.removeDependsOn, 'removeDependsOn');
+    const status = operationalStatus(input.status);
+    const editsEdges = add.length > 0 || remove.length > 0;
+    const anything = [title, description, priority, storyPoints, criteria].some((v) => v !== undefined) || editsEdges || status !== null;
+    if (!anything) throw new ValidationError('Nothing to update');
+
+    // A copy: the named session is recorded on this call's activities only.
+    return this.runner.run({ ...actor }, async (tx) => {
+      const em = tx.manager;
+      if (editsEdges) await lockProjectDependencies(em, (await this.find(em, actor, input.taskUuid)).projectUuid);
+      const task = await lockTask(tx, input.taskUuid);
+      if (input.sessionUuid != null) await useCallSession(tx, input.sessionUuid, 'task update');
+      if (editsEdges) await editDependencies(tx, task, add, remove);
+
+      const patch: Partial<TaskEntity> = {};
+      if (title !== undefined && title !== task.title) patch.title = title;
+      if (description !== undefined && description !== task.description) patch.description = description;
+      if (priority !== undefined && priority !== task.priority) patch.priority = priority;
+      if (storyPoints !== undefined && storyPoints !== task.storyPoints) patch.storyPoints = storyPoints;
+      const fields: string[] = Object.keys(patch);
+      const before = task.description;
+      if (fields.length) {
+        await em.update(TaskEntity, { uuid: task.uuid }, patch);
+        Object.assign(task, patch);
+      }
+      if (criteria) {
+        await replaceCriteria(em, task.uuid, criteria);
+        fields.push('acceptanceCriteriaItems');
+      }
+      if (fields.length) {
+        tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: 'edited', value: { fields } });
+        tx.change('task', task.uuid, task.projectUuid, 'updated');
+      }
+      if (patch.description !== undefined) {
+        tx.mentions({ sourceType: 'task', sourceUuid: task.uuid, entityType: 'task', entityUuid: task.uuid, entityTitle: task.title, projectUuid: task.projectUuid, before, after: task.description });
+      }
+      if (status) await this.operationalMove(tx, task, status, STATUS_FORBIDDEN);
+      return TaskReader.record(em, await reloadTask(em, task.uuid));
+    });
+  }
+
+  // ---- assignment ----
+
+  /** Self-claim (tools.md §5.4): the holder claiming again gets the record unchanged. */
+  async claim(actor: Actor, input: { taskUuid: string }): Promise<TaskRecordWithHints> {
+    return this.runner.run(actor, async (tx) => {
+      const task = await lockTask(tx, input.taskUuid);
+      await this.claimLocked(tx, task);
+      return this.withHints(await TaskReader.record(tx.manager, await reloadTask(tx.manager, task.uuid)));
+    });
+  }
+
+  /**
+   * The claim path on an already locked task, shared by claim and the session check-in's auto-claim. Returns
+   * whether the task was claimed now (false: the caller already held it).
+   */
+  async claimLocked(tx: Tx, task: TaskEntity): Promise<boolean> {
+    if (HELD_STATUSES.includes(task.status) && (await isAssignee(tx.manager, tx.actor, task))) return false;
+    await moveTask(tx, task, 'claim');
+    return true;
+  }
+
+  async release(actor: Actor, input: { taskUuid: string }): Promise<TaskRecord> {
+    return this.move(actor, input.taskUuid, (tx, task) => moveTask(tx, task, 'release'));
+  }
+
+  /**
+   * Assign to a user or a non-archived agent holding task:write (svc_pm_assign_task takes `agentUuid`; REST takes
+   * `assigneeType` + `assigneeUuid`). Assigning the current assignee again changes nothing.
+   */
+  async assign(actor: Actor, input: { taskUuid: string; agentUuid?: string; assigneeType?: ActorType; assigneeUuid?: string }): Promise<TaskRecordWithHints> {
+    const target = input.agentUuid !== undefined ? { type: 'agent' as const, uuid: input.agentUuid } : { type: input.assigneeType, uuid: input.assigneeUuid };
+    if (target.type !== 'user' && target.type !== 'agent') throw new ValidationError('assigneeType must be user or agent');
+    const type: ActorType = target.type;
+    return this.runner.run(actor, async (tx) => {
+      const em = tx.manager;
+      const task = await lockTask(tx, input.taskUuid);
+      const uuid = await requireAssignTarget(em, actor.companyUuid, type, target.uuid);
+      const unchanged = task.status === 'assigned' && task.assigneeType === type && task.assigneeUuid === uuid;
+      if (!unchanged) await moveTask(tx, task, 'assign', { assignee: { type, uuid } });
+      return this.withHints(await TaskReader.record(em, await reloadTask(em, task.uuid)));
+    });
+  }
+
+  // ---- work ----
+
+  async submitForVerify(actor: Actor, input: { taskUuid: string; summary?: string | null }): Promise<TaskRecord> {
+    const summary = optionalText(input.summary, 10_000, 'Summary');
+    return this.move(actor, input.taskUuid, (tx, task) => moveTask(tx, task, 'submit', { activityValue: { summary } }));
+  }
+
+  /** The assignee's own pass/fail marks (devStatus); they never count for verification. */
+  async selfCheck(actor: Actor, input: { taskUuid: string; criteria: unknown }): Promise<TaskRecord> {
+    const marks = markList(input.criteria, ['passed', 'failed'], 'devStatus', 'devEvidence');
+    return this.move(actor, input.taskUuid, async (tx, task) => {
+      if (!(await isAssignee(tx.manager, actor, task))) throw new ForbiddenError('Only the assignee can self-check this task');
+      if (task.status === 'done' || task.status === 'closed') {
+        throw new InvalidStateError(`Task is ${task.status}; self-check requires a task that is not done or closed`);
+      }
+      await applyMarks(tx, task, marks, 'dev');
+    });
+  }
+
+  /** A work report is a comment by the caller, optionally with a status move; any refusal rejects the whole call. */
+  async reportWork(
+    actor: Actor,
+    input: { taskUuid: string; report: string; status?: OperationalStatus | null; sessionUuid?: string | null },
+  ): Promise<{ task: TaskRecord; commentUuid: string }> {
+    const report = requiredText(input.report, 20_000, 'Report');
+    const status = operationalStatus(input.status);
+    return this.runner.run({ ...actor }, async (tx) => {
+      const em = tx.manager;
+      const task = await lockTask(tx, input.taskUuid);
+      if (input.sessionUuid != null) await useCallSession(tx, input.sessionUuid, 'work report');
+      if (!(await isAssignee(em, actor, task))) throw new ForbiddenError(REPORT_FORBIDDEN);
+      if (status) await this.operationalMove(tx, task, status, REPORT_FORBIDDEN);
+      const comment = await writeComment(tx, { type: 'task', uuid: task.uuid, projectUuid: task.projectUuid, title: task.title }, report);
+      return { task: await TaskReader.record(em, await reloadTask(em, task.uuid)), commentUuid: comment.uuid };
+    });
+  }
+
+  // ---- admin ----
+
+  async verify(actor: Actor, input: { taskUuid: string }): Promise<TaskRecord> {
+    return this.move(actor, input.taskUuid, (tx, task) => moveTask(tx, task, 'verify'));
+  }
+
+  async reopen(actor: Actor, input: { taskUuid: string; force?: boolean }): Promise<TaskRecord> {
+    const force = input.force === true;
+    return this.move(actor, input.taskUuid, (tx, task) => moveTask(tx, task, 'reopen', { force, activityValue: { force } }));
+  }
+
+  async close(actor: Actor, input: { taskUuid: string; reason?: string | null }): Promise<TaskRecord> {
+    const reason = optionalText(input.reason, 2000, 'Reason');
+    return this.move(actor, input.taskUuid, (tx, task) => moveTask(tx, task, 'close', { activityValue: { reason } }));
+  }
+
+  /** Verification marks (status passed / failed / back to pending) with evidence; refused on a closed task. */
+  async markCriteria(actor: Actor, input: { taskUuid: string; criteria: unknown }): Promise<TaskRecord> {
+    const marks = markList(input.criteria, ['passed', 'failed', 'pending'], 'status', 'evidence');
+    return this.move(actor, input.taskUuid, async (tx, task) => {
+      if (task.status === 'closed') throw new InvalidStateError('Task is closed; marking criteria requires a task that is not closed');
+      await applyMarks(tx, task, marks, 'verify');
+    });
+  }
+
+  /** Deletes the task with its edges, criteria, check-ins, comments and references (domain.md §8). */
+  async delete(actor: Actor, input: { taskUuid: string }): Promise<{ uuid: string; deleted: true }> {
+    return this.runner.run(actor, async (tx) => {
+      const em = tx.manager;
+      const task = await lockTask(tx, input.taskUuid);
+      const neighbours: Array<{ uuid: string; project_uuid: string }> = await em.query(
+        `SELECT uuid, project_uuid FROM task WHERE uuid IN (
+           SELECT depends_on_uuid FROM task_dependency WHERE task_uuid = $1
+           UNION SELECT task_uuid FROM task_dependency WHERE depends_on_uuid = $1)`,
+        [task.uuid],
+      );
+      await deleteTargetCollaboration(em, actor.companyUuid, 'task', [task.uuid]);
+      await em.query(`DELETE FROM session_task_checkin WHERE task_uuid = $1`, [task.uuid]);
+      await em.query(`DELETE FROM task_dependency WHERE task_uuid = $1 OR depends_on_uuid = $1`, [task.uuid]);
+      await em.delete(AcceptanceCriterionEntity, { taskUuid: task.uuid });
+      await em.delete(TaskEntity, { uuid: task.uuid });
+      tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: 'deleted', value: { title: task.title } });
+      tx.change('task', task.uuid, task.projectUuid, 'deleted');
+      for (const n of neighbours) tx.change('task', n.uuid, n.project_uuid, 'updated');
+      return { uuid: task.uuid, deleted: true as const };
+    });
+  }
+
+  // ---- internals ----
+
+  /** Runs one mutation on a locked task and returns the task's record as the transaction left it. */
+  private move(actor: Actor, taskUuid: string, work: (tx: Tx, task: TaskEntity) => Promise<unknown>): Promise<TaskRecord> {
+    return this.runner.run(actor, async (tx) => {
+      const task = await lockTask(tx, taskUuid);
+      await work(tx, task);
+      return TaskReader.record(tx.manager, await reloadTask(tx.manager, task.uuid));
+    });
+  }
+
+  /** svc_update_task / svc_report_work status: start, submit or pull back, chosen by the current status. */
+  private async operationalMove(tx: Tx, task: TaskEntity, status: OperationalStatus, forbiddenMessage: string): Promise<void> {
+    const trigger = status === 'to_verify' ? 'submit' : task.status === 'to_verify' ? 'pull_back' : 'start';
+    await moveTask(tx, task, trigger, { forbiddenMessage });
+  }
+
+  private async find(em: EntityManager, actor: Actor, taskUuid: string): Promise<TaskEntity> {
+    const task = isUuid(taskUuid) ? await em.findOne(TaskEntity, { where: { uuid: taskUuid, companyUuid: actor.companyUuid } }) : null;
+    if (!task) throw new NotFoundError('Task');
+    return task;
+  }
+
+  private async listWhere(
+    actor: Actor,
+    input: Omit<TaskListInput, 'status' | 'priority'>,
+    filters: Array<{ sql: string; param?: unknown }>,
+  ): Promise<TaskList> {
+    const p = paging(input);
+    const proposalUuids = uuidList(input.proposalUuids, 'proposalUuids', 20);
+    const em = this.db.manager;
+    await requireProject(em, actor.companyUuid, input.projectUuid);
+    const params: unknown[] = [actor.companyUuid, input.projectUuid];
+    const clauses = ['t.company_uuid = $1', 't.project_uuid = $2'];
+    for (const f of filters) {
+      if (f.param === undefined) clauses.push(f.sql);
+      else {
+        params.push(f.param);
+        clauses.push(f.sql.replace('$?', `$${params.length}`));
+      }
+    }
+    if (input.proposalUuids != null) {
+      params.push(proposalUuids);
+      clauses.push(`t.proposal_uuid = ANY($${params.length}::uuid[])`);
+    }
+    const { uuids, total } = await TaskReader.page(em, clauses.join(' AND '), params, p.pageSize, offsetOf(p));
+    return { tasks: await TaskReader.summaries(em, actor.companyUuid, uuids), page: p.page, pageSize: p.pageSize, total };
+  }
+
+  /** `hints` of claim and assign results (tools.md §5.4), present only when there is something to say. */
+  private withHints(record: TaskRecord): TaskRecordWithHints {
+    const hints: string[] = [];
+    const waiting = record.dependsOn.filter((d) => !isResolved(d.status));
+    if (waiting.length) hints.push(`BLOCKED: waiting for ${waiting.map((d) => d.title).join(', ')}`);
+    if (record.dependedBy.length) hints.push(`UNBLOCKS: ${record.dependedBy.map((d) => d.title).join(', ')}`);
+    return hints.length ? { ...record, hints } : record;
+  }
+
+}
