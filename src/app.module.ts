@@ -4,13 +4,15 @@ import { AuthGuard } from './shared/auth/auth.guard.js';
 import { CoreModule, type CoreOptions } from './shared/core.module.js';
 import { HealthModule } from './modules/health/index.js';
 import { IdentityModule } from './modules/identity/index.js';
+import { DocumentsModule } from './modules/documents/index.js';
+import { ProposalsModule } from './modules/proposals/index.js';
 
 @Module({})
 export class AppModule {
   static forRoot(core: CoreOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(core), IdentityModule, HealthModule],
+      imports: [CoreModule.forRoot(core), IdentityModule, HealthModule, ProposalsModule, DocumentsModule],
       // The guard resolves credentials through the identity module's CredentialResolver.
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };
