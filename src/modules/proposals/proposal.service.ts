@@ -172,7 +172,7 @@ export class ProposalService {
     });
   }
 
-  addDocumentDraft(actor: Actor, input: inputs.AddDocumentDraftInput): Promise<ProposalRecord & { draftUuid: string }> {
+  async addDocumentDraft(actor: Actor, input: inputs.AddDocumentDraftInput): Promise<ProposalRecord & { draftUuid: string }> {
     const fields = drafts.parseDocumentDraft(input);
     return this.editDrafts(actor, input.proposalUuid, 'add_document_draft', (p) => {
       const r = drafts.addDocumentDraft(p.documentDrafts, fields);
@@ -180,7 +180,7 @@ export class ProposalService {
     }) as Promise<ProposalRecord & { draftUuid: string }>;
   }
 
-  updateDocumentDraft(actor: Actor, input: inputs.UpdateDocumentDraftInput): Promise<ProposalRecord> {
+  async updateDocumentDraft(actor: Actor, input: inputs.UpdateDocumentDraftInput): Promise<ProposalRecord> {
     const patch = drafts.parseDocumentDraftPatch(input);
     return this.editDrafts(actor, input.proposalUuid, 'update_document_draft', (p) => ({
       change: { documentDrafts: drafts.updateDocumentDraft(p.documentDrafts, input.draftUuid, patch) },
@@ -188,14 +188,14 @@ export class ProposalService {
     }));
   }
 
-  removeDocumentDraft(actor: Actor, input: inputs.RemoveDraftInput): Promise<ProposalRecord> {
+  async removeDocumentDraft(actor: Actor, input: inputs.RemoveDraftInput): Promise<ProposalRecord> {
     return this.editDrafts(actor, input.proposalUuid, 'remove_document_draft', (p) => ({
       change: { documentDrafts: drafts.removeDocumentDraft(p.documentDrafts, input.draftUuid) },
       value: { documentDraftRemoved: input.draftUuid },
     }));
   }
 
-  addTaskDraft(actor: Actor, input: inputs.AddTaskDraftInput): Promise<ProposalRecord & { draftUuid: string }> {
+  async addTaskDraft(actor: Actor, input: inputs.AddTaskDraftInput): Promise<ProposalRecord & { draftUuid: string }> {
     const fields = drafts.parseTaskDraft(input);
     return this.editDrafts(actor, input.proposalUuid, 'add_task_draft', (p) => {
       const r = drafts.addTaskDraft(p.taskDrafts, fields);
@@ -203,7 +203,7 @@ export class ProposalService {
     }) as Promise<ProposalRecord & { draftUuid: string }>;
   }
 
-  updateTaskDraft(actor: Actor, input: inputs.UpdateTaskDraftInput): Promise<ProposalRecord> {
+  async updateTaskDraft(actor: Actor, input: inputs.UpdateTaskDraftInput): Promise<ProposalRecord> {
     const patch = drafts.parseTaskDraftPatch(input);
     return this.editDrafts(actor, input.proposalUuid, 'update_task_draft', (p) => ({
       change: { taskDrafts: drafts.updateTaskDraft(p.taskDrafts, input.draftUuid, patch) },
@@ -211,7 +211,7 @@ export class ProposalService {
     }));
   }
 
-  removeTaskDraft(actor: Actor, input: inputs.RemoveDraftInput): Promise<ProposalRecord> {
+  async removeTaskDraft(actor: Actor, input: inputs.RemoveDraftInput): Promise<ProposalRecord> {
     return this.editDrafts(actor, input.proposalUuid, 'remove_task_draft', (p) => ({
       change: { taskDrafts: drafts.removeTaskDraft(p.taskDrafts, input.draftUuid) },
       value: { taskDraftRemoved: input.draftUuid },
