@@ -145,6 +145,14 @@ describe('documents (tools.md §5.7)', () => {
       expect(w.h.takeEvents()).toEqual([ev('document', forced.uuid, 'created'), ev('idea', p.idea.uuid, 'updated')]);
     });
 
+    it('serialises concurrent reports on the proposal row: without force only one is written', async () => {
+      const p = await proposalIn(w, 'approved');
+      const results = await Promise.allSettled([1, 2].map((n) => w.documents.createReport(w.pm, { proposalUuid: p.uuid, title: `R${n}`, content: 'x' })));
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: 'CONFLICT' });
+      expect(await em().count(DocumentEntity, { where: { proposalUuid: p.uuid, type: 'report' } })).toBe(1);
+    });
+
     it('reports the input ideas that still exist; document inputs publish no idea events', async () => {
       const p = await proposalIn(w, 'approved');
       await em().delete(IdeaEntity, { uuid: p.idea.uuid });

@@ -109,6 +109,25 @@ describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
       expect(new Set(tasks.map((t) => t.createdByUuid))).toEqual(new Set([w.user.uuid]));
     });
 
+    it('row-locks the proposal: a concurrent status change is waited for and then refuses the approval', async () => {
+      const p = await proposalIn(w, 'pending');
+      const other = db.dataSource.createQueryRunner();
+      await other.connect();
+      await other.startTransaction();
+      await other.query('SELECT 1 FROM proposal WHERE uuid = $1 FOR UPDATE', [p.uuid]);
+      const approval = w.approval.approve(w.admin, { proposalUuid: p.uuid }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await other.query(`UPDATE proposal SET status = 'closed' WHERE uuid = $1`, [p.uuid]);
+      await other.commitTransaction();
+      await other.release();
+      expect(await approval).toMatchObject({ code: 'INVALID_STATE', message: 'Proposal is closed; approve requires pending' });
+      expect(await em().count(TaskEntity, { where: { proposalUuid: p.uuid } })).toBe(0);
+      expect(w.h.takeEvents()).toEqual([]);
+    });
+
     it('rolls back everything when a write fails midway', async () => {
       const p = await proposalIn(w, 'pending');
       // A task draft title the task table refuses (over 200 characters) fails the transaction after the documents.
