@@ -40,3 +40,25 @@ export async function findInputs(em: EntityManager, p: ProposalEntity): Promise<
   }
   return { ideas, documents };
 }
+
+/** "Already feeds another non-closed proposal" warnings for the create result. */
+export async function feedWarnings(em: EntityManager, actor: Actor, ideas: IdeaEntity[]): Promise<string[]> {
+  const others = await em
+    .createQueryBuilder(ProposalEntity, 'p')
+    .where('p.company_uuid = :company AND p.input_type = :type AND p.status <> :closed AND p.input_uuids && CAST(:uuids AS uuid[])', {
+      company: actor.companyUuid,
+      type: 'idea',
+      closed: 'closed',
+      uuids: ideas.map((i) => i.uuid),
+    })
+    .orderBy('p.created_at', 'ASC')
+    .addOrderBy('p.uuid', 'ASC')
+    .getMany();
+  const warnings: string[] = [];
+  for (const idea of ideas) {
+    for (const o of others) {
+      if (o.inputUuids.includes(idea.uuid)) warnings.push(`Idea "${idea.title}" already feeds proposal "${o.title}" (${o.status})`);
+    }
+  }
+  return warnings;
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, type EntityManager } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { matchesIdentity } from '../../shared/auth/identity-rule.js';
 import { findInCompany } from '../../shared/database/tenant.js';
@@ -16,7 +16,7 @@ import * as drafts from './domain/proposal-drafts.js';
 import { checkProposalTransition, type ProposalTrigger } from './domain/proposal-state.js';
 import { validateProposal, type ValidationIssue } from './domain/proposal-validation.js';
 import { longText, oneOf, reviewNote, titleText } from '../../shared/validation/text-rules.js';
-import { findInputs, lockProposal, mayReview, ownedAgentUuids } from './proposal.guards.js';
+import { feedWarnings, findInputs, lockProposal, mayReview, ownedAgentUuids } from './proposal.guards.js';
 import type * as inputs from './proposal.inputs.js';
 import { ProposalEntity, type ProposalStatus } from './proposal.entity.js';
 import { PROPOSAL_SECTIONS, loadProposalRecord, loadProposalSummaries, type ProposalRecord, type ProposalSection, type ProposalSummary } from './proposal.records.js';
@@ -88,7 +88,7 @@ export class ProposalService {
         if (!ideas.every((i) => matchesIdentity(actor, { type: i.assigneeType, uuid: i.assigneeUuid }, owned))) {
           throw new ForbiddenError('Input ideas must be assigned to you');
         }
-        warnings.push(...(await this.feedWarnings(em, actor, ideas)));
+        warnings.push(...(await feedWarnings(em, actor, ideas)));
       } else if ((await em.count(DocumentEntity, { where })) !== inputUuids.length) {
         throw new NotFoundError('Input document');
       }
@@ -287,27 +287,5 @@ export class ProposalService {
     await tx.manager.save(p);
     tx.change('proposal', p.uuid, p.projectUuid, 'updated');
     tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action, value });
-  }
-
-  /** "Already feeds another non-closed proposal" warnings for the create result. */
-  private async feedWarnings(em: EntityManager, actor: Actor, ideas: IdeaEntity[]): Promise<string[]> {
-    const others = await em
-      .createQueryBuilder(ProposalEntity, 'p')
-      .where('p.company_uuid = :company AND p.input_type = :type AND p.status <> :closed AND p.input_uuids && CAST(:uuids AS uuid[])', {
-        company: actor.companyUuid,
-        type: 'idea',
-        closed: 'closed',
-        uuids: ideas.map((i) => i.uuid),
-      })
-      .orderBy('p.created_at', 'ASC')
-      .addOrderBy('p.uuid', 'ASC')
-      .getMany();
-    const warnings: string[] = [];
-    for (const idea of ideas) {
-      for (const o of others) {
-        if (o.inputUuids.includes(idea.uuid)) warnings.push(`Idea "${idea.title}" already feeds proposal "${o.title}" (${o.status})`);
-      }
-    }
-    return warnings;
   }
 }
