@@ -68,6 +68,8 @@ describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
         ['Task C', 'open', 'low', 1, null, 'agent', w.pm.uuid, w.project.uuid],
       ]);
       expect(byUuid.get(ta)!.description).toContain('First');
+      // Distinct creation times keep the drafts' order in createdAt listings.
+      expect((await em().find(TaskEntity, { where: { proposalUuid: p.uuid }, order: { createdAt: 'ASC' } })).map((t) => t.title)).toEqual(['Task A', 'Task B', 'Task C']);
 
       const criteria = await em().find(AcceptanceCriterionEntity, { where: { taskUuid: In([ta, tc]) }, order: { taskUuid: 'ASC', sortOrder: 'ASC' } });
       const of = (task: string) => criteria.filter((x) => x.taskUuid === task).map((x) => [x.description, x.required, x.sortOrder, x.status, x.devStatus]);
@@ -185,7 +187,7 @@ describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
       });
       const closedOrder = (await em().find(TaskEntity, { where: { uuid: In([s.ta.uuid, s.tb.uuid, s.tc.uuid]) }, order: { createdAt: 'ASC', uuid: 'ASC' } })).map((t) => ({ uuid: t.uuid, title: t.title }));
       expect(r.closedTasks).toEqual(closedOrder);
-      expect(r.closedTasks.map((t) => t.title).sort()).toEqual(['Task A', 'Task B', 'Task C']);
+      expect(r.closedTasks.map((t) => t.title)).toEqual(['Task A', 'Task B', 'Task C']);
       expect(r.deletedDocuments).toEqual(s.docs.map((d) => ({ uuid: d.uuid, title: d.title })));
       expect(r.deletedDocuments).toHaveLength(3);
 

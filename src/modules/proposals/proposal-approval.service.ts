@@ -40,22 +40,26 @@ export class ProposalApprovalService {
       tx.change('proposal', p.uuid, p.projectUuid, 'updated');
       tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action: 'approved', value: { reviewNote: note } });
 
+      // now() is fixed for the whole transaction: distinct timestamps keep the drafts' order in createdAt listings.
+      const start = Date.now();
+      const stamp = (i: number) => ({ createdAt: new Date(start + i), updatedAt: new Date(start + i) });
       const base = { companyUuid: p.companyUuid, projectUuid: p.projectUuid, proposalUuid: p.uuid, createdByType: p.createdByType, createdByUuid: p.createdByUuid };
       const materializedDocuments: ApprovalResult['materializedDocuments'] = [];
-      for (const d of p.documentDrafts) {
+      for (const [i, d] of p.documentDrafts.entries()) {
         const documentUuid = randomUUID();
-        await em.insert(DocumentEntity, { ...base, uuid: documentUuid, type: d.type, title: d.title, content: d.content, version: 1 });
+        await em.insert(DocumentEntity, { ...base, ...stamp(i), uuid: documentUuid, type: d.type, title: d.title, content: d.content, version: 1 });
         materializedDocuments.push({ draftUuid: d.uuid, documentUuid, title: d.title });
         tx.activity({ projectUuid: p.projectUuid, targetType: 'document', targetUuid: documentUuid, action: 'created', value: { proposalUuid: p.uuid } });
       }
 
       const taskOfDraft = new Map<string, string>();
       const materializedTasks: ApprovalResult['materializedTasks'] = [];
-      for (const t of p.taskDrafts) {
+      for (const [i, t] of p.taskDrafts.entries()) {
         const taskUuid = randomUUID();
         taskOfDraft.set(t.uuid, taskUuid);
         await em.insert(TaskEntity, {
           ...base,
+          ...stamp(i),
           uuid: taskUuid,
           title: t.title,
           description: t.description ?? '',

@@ -113,8 +113,13 @@ export class ProposalService {
         reviewedAt: null,
       });
       await em.save(p);
-      for (const r of references) {
+      // now() is fixed for the whole transaction: distinct timestamps keep "oldest first" in input order.
+      const createdAt = Date.now();
+      for (const [i, r] of references.entries()) {
+        const at = new Date(createdAt + i);
         await em.insert(ReferenceEntity, {
+          createdAt: at,
+          updatedAt: at,
           uuid: randomUUID(),
           companyUuid: actor.companyUuid,
           targetType: 'proposal',
