@@ -13,6 +13,7 @@ import { createDataSource, runMigrations } from './shared/database/data-source.j
 import { startEmbedded, type EmbeddedDatabase } from './shared/database/embedded-postgres.js';
 import { EventBus } from './shared/event-bus/event-bus.port.js';
 import { InProcessEventBus } from './shared/event-bus/in-process-event-bus.js';
+import { NatsEventBus } from './shared/event-bus/nats-event-bus.js';
 import { corsMiddleware } from './shared/http/cors.middleware.js';
 import { jsonBody } from './shared/http/json-body.middleware.js';
 import { requestLogging } from './shared/http/request-logging.middleware.js';
@@ -71,14 +72,22 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function createBus(config: AppConfig, logger: Logger): Promise<EventBus> {
+/** NATS when NATS_URL is set (started in the background; start-up never waits on it), else in-process. */
+export async function createBus(config: AppConfig, logger: Logger, metrics: MetricsService): Promise<EventBus> {
+  if (config.natsUrl) {
+    const bus = new NatsEventBus(config.natsUrl, config.busSubjectPrefix, logger, metrics);
+    bus.start();
+    // Give a reachable server a moment so the first requests are relayed; an unreachable one does not block.
+    await bus.waitUntilUp(2000);
+    return bus;
+  }
   return new InProcessEventBus((err) => logger.error({ err: String(err) }, 'event listener failed'));
 }
 
 export async function startService(config: AppConfig, logger: Logger, opts: { database?: Database } = {}): Promise<RunningService> {
   const database = opts.database ?? (await openDatabase(config, logger));
-  const bus = await createBus(config, logger);
   const metrics = new MetricsService();
+  const bus = await createBus(config, logger, metrics);
   const lifecycle = new Lifecycle();
   let app: INestApplication;
   try {

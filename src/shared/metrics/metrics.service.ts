@@ -35,6 +35,26 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly eventsRelayed = new Counter({
+    name: 'svc_events_relayed_total',
+    help: 'Events received from other instances over the shared channel, by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly busPublishFailures = new Counter({
+    name: 'svc_bus_publish_failures_total',
+    help: 'Publishes to the shared channel that failed or were skipped while it was down',
+    registers: [this.registry],
+  });
+
+  readonly sseSlowDisconnects = new Counter({
+    name: 'svc_sse_slow_client_disconnects_total',
+    help: 'SSE clients disconnected because their unsent buffer exceeded 1 MiB',
+    labelNames: ['stream'] as const,
+    registers: [this.registry],
+  });
+
   readonly mcpCalls = new Counter({
     name: 'svc_mcp_calls_total',
     help: 'Tool calls by tool and outcome',

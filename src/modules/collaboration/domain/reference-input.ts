@@ -23,10 +23,10 @@ export function validateReference(input: ReferenceInput): ValidReference {
   if (!(REFERENCE_TYPES as readonly string[]).includes(input.type)) {
     throw new ValidationError(`Invalid reference type: ${input.type}`);
   }
-  const url = input.url.trim();
+  const url = typeof input.url === 'string' ? input.url.trim() : '';
   if (!/^https?:\/\//i.test(url)) throw new ValidationError('URL must start with http:// or https://');
   if (url.length > 2048) throw new ValidationError('URL must be at most 2048 characters');
-  const title = input.title.trim();
+  const title = typeof input.title === 'string' ? input.title.trim() : '';
   if (title.length < 1 || title.length > 200) throw new ValidationError('Reference title must be 1-200 characters');
   const notes = input.notes == null ? null : input.notes;
   if (notes !== null && notes.length > 500) throw new ValidationError('Reference notes must be at most 500 characters');

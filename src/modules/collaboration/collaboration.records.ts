@@ -1,0 +1,84 @@
+import type { ActorType } from '../../shared/auth/actor.js';
+import type { ActivityEntity } from '../../shared/database/activity.entity.js';
+import type { Person, PersonResolver } from '../../shared/database/person.js';
+import type { EntityType } from '../../shared/event-bus/events.js';
+import type { CommentEntity, CommentTargetType, ReferenceEntity, ReferenceTargetType, ReferenceType } from './collaboration.entity.js';
+
+/** tools.md §5.9 record shapes of the collaboration module. */
+export interface CommentRecord {
+  uuid: string;
+  targetType: CommentTargetType;
+  targetUuid: string;
+  content: string;
+  author: Person;
+  createdAt: string;
+}
+
+export interface ReferenceRecord {
+  uuid: string;
+  targetType: ReferenceTargetType;
+  targetUuid: string;
+  type: ReferenceType;
+  url: string;
+  title: string;
+  notes: string | null;
+  createdBy: Person;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ActivityRecord {
+  uuid: string;
+  projectUuid: string;
+  targetType: EntityType;
+  targetUuid: string;
+  actor: Person;
+  action: string;
+  value: Record<string, unknown> | null;
+  sessionUuid: string | null;
+  sessionName: string | null;
+  createdAt: string;
+}
+
+const person = (people: PersonResolver, type: ActorType, uuid: string): Person => people.person({ type, uuid })!;
+
+export function toCommentRecord(c: CommentEntity, people: PersonResolver): CommentRecord {
+  return {
+    uuid: c.uuid,
+    targetType: c.targetType,
+    targetUuid: c.targetUuid,
+    content: c.content,
+    author: person(people, c.authorType, c.authorUuid),
+    createdAt: c.createdAt.toISOString(),
+  };
+}
+
+export function toReferenceRecord(r: ReferenceEntity, people: PersonResolver): ReferenceRecord {
+  return {
+    uuid: r.uuid,
+    targetType: r.targetType,
+    targetUuid: r.targetUuid,
+    type: r.type,
+    url: r.url,
+    title: r.title,
+    notes: r.notes,
+    createdBy: person(people, r.createdByType, r.createdByUuid),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+export function toActivityRecord(a: ActivityEntity, people: PersonResolver): ActivityRecord {
+  return {
+    uuid: a.uuid,
+    projectUuid: a.projectUuid,
+    targetType: a.targetType,
+    targetUuid: a.targetUuid,
+    actor: person(people, a.actorType, a.actorUuid),
+    action: a.action,
+    value: a.value,
+    sessionUuid: a.sessionUuid,
+    sessionName: a.sessionName,
+    createdAt: a.createdAt.toISOString(),
+  };
+}

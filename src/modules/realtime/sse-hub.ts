@@ -1,0 +1,193 @@
+import type { ServerResponse } from 'node:http';
+import type { EventBus } from '../../shared/event-bus/event-bus.port.js';
+import type { NotificationMessage, RealtimeEvent } from '../../shared/event-bus/events.js';
+import type { MetricsService } from '../../shared/metrics/metrics.service.js';
+
+export type StreamKind = 'changes' | 'notifications';
+
+/** A client whose unsent buffer passes this is disconnected (platform.md §6.2). */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+
+const CONNECTED = Buffer.from(': connected\n\n');
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
+
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+} as const;
+
+export interface Subscriber {
+  readonly kind: StreamKind;
+  readonly res: ServerResponse;
+  /** Company (changes) or `<type>:<uuid>` recipient (notifications). */
+  readonly key: string;
+  /** Project filter of a change stream; null = whole company. */
+  readonly project: string | null;
+  readonly onEnd: () => void;
+  closed: boolean;
+}
+
+/** Change subscribers of one company: unfiltered ones, and filtered ones indexed by project. */
+interface CompanyIndex {
+  all: Set<Subscriber>;
+  byProject: Map<string, Set<Subscriber>>;
+}
+
+/**
+ * Fan-out for both SSE streams. Subscribers are indexed by company (and project) or by recipient, so an event only
+ * touches the connections it is for; each frame is serialized once and the same Buffer is written to every socket.
+ * One shared ticker writes heartbeats; there is no per-connection timer or bus listener.
+ */
+export class SseHub {
+  private readonly companies = new Map<string, CompanyIndex>();
+  private readonly recipients = new Map<string, Set<Subscriber>>();
+  private readonly subscribers = new Set<Subscriber>();
+  private ticker: NodeJS.Timeout | null = null;
+  private readonly unsubscribeBus: Array<() => void>;
+
+  constructor(
+    bus: EventBus,
+    private readonly metrics: MetricsService,
+    private readonly heartbeatMs: number,
+  ) {
+    this.unsubscribeBus = [
+      bus.subscribe('change', (e) => this.deliverChange(e)),
+      bus.subscribe('notification', (m) => this.deliverNotification(m)),
+      // After a lost shared channel comes back, browsers may have missed events: make them reconnect and refresh.
+      bus.onReconnect(() => this.endAll()),
+    ];
+  }
+
+  /** Writes the headers and `: connected`, and registers the subscriber. */
+  open(kind: StreamKind, res: ServerResponse, key: string, project: string | null, onEnd: () => void): Subscriber {
+    const sub: Subscriber = { kind, res, key, project, onEnd, closed: false };
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    res.write(CONNECTED);
+    if (kind === 'changes') {
+      let index = this.companies.get(key);
+      if (!index) {
+        index = { all: new Set(), byProject: new Map() };
+        this.companies.set(key, index);
+      }
+      if (project === null) index.all.add(sub);
+      else {
+        let set = index.byProject.get(project);
+        if (!set) index.byProject.set(project, (set = new Set()));
+        set.add(sub);
+      }
+    } else {
+      let set = this.recipients.get(key);
+      if (!set) this.recipients.set(key, (set = new Set()));
+      set.add(sub);
+    }
+    this.subscribers.add(sub);
+    this.metrics.sseConnections.inc({ stream: kind });
+    res.once('close', () => this.remove(sub));
+    this.startTicker();
+    return sub;
+  }
+
+  /** Idempotent: unregisters and decrements the gauge; stops the ticker with the last subscriber. */
+  remove(sub: Subscriber): void {
+    if (sub.closed) return;
+    sub.closed = true;
+    this.subscribers.delete(sub);
+    if (sub.kind === 'changes') {
+      const index = this.companies.get(sub.key);
+      if (index) {
+        if (sub.project === null) index.all.delete(sub);
+        else {
+          const set = index.byProject.get(sub.project);
+          set?.delete(sub);
+          if (set && set.size === 0) index.byProject.delete(sub.project);
+        }
+        if (index.all.size === 0 && index.byProject.size === 0) this.companies.delete(sub.key);
+      }
+    } else {
+      const set = this.recipients.get(sub.key);
+      set?.delete(sub);
+      if (set && set.size === 0) this.recipients.delete(sub.key);
+    }
+    this.metrics.sseConnections.dec({ stream: sub.kind });
+    if (this.subscribers.size === 0) this.stopTicker();
+    sub.onEnd();
+  }
+
+  /** Ends every open stream (shutdown, shared channel regained). */
+  endAll(): void {
+    for (const sub of [...this.subscribers]) {
+      this.remove(sub);
+      if (!sub.res.writableEnded) sub.res.end();
+    }
+  }
+
+  close(): void {
+    this.endAll();
+    for (const off of this.unsubscribeBus) off();
+  }
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  /** Open timers owned by the hub (0 or 1), for leak tests. */
+  get timerCount(): number {
+    return this.ticker ? 1 : 0;
+  }
+
+  private deliverChange(e: RealtimeEvent): void {
+    const index = this.companies.get(e.companyUuid);
+    if (!index) return;
+    const filtered = index.byProject.get(e.projectUuid);
+    if (index.all.size === 0 && !filtered) return;
+    // Exactly the five contract fields, in contract order, whatever the payload carried.
+    const frame = Buffer.from(
+      `data: ${JSON.stringify({ companyUuid: e.companyUuid, projectUuid: e.projectUuid, entityType: e.entityType, entityUuid: e.entityUuid, action: e.action })}\n\n`,
+    );
+    let n = this.writeAll(index.all, frame);
+    if (filtered) n += this.writeAll(filtered, frame);
+    if (n) this.metrics.eventsDelivered.inc({ stream: 'changes' }, n);
+  }
+
+  private deliverNotification(m: NotificationMessage): void {
+    const set = this.recipients.get(`${m.recipientType}:${m.recipientUuid}`);
+    if (!set) return;
+    const n = this.writeAll(set, Buffer.from(`data: ${JSON.stringify(m.frame)}\n\n`));
+    if (n) this.metrics.eventsDelivered.inc({ stream: 'notifications' }, n);
+  }
+
+  private writeAll(set: Set<Subscriber>, frame: Buffer): number {
+    let n = 0;
+    for (const sub of set) if (this.write(sub, frame)) n++;
+    return n;
+  }
+
+  private write(sub: Subscriber, chunk: Buffer): boolean {
+    const res = sub.res;
+    if (res.writableEnded || res.destroyed) return false;
+    if (res.writableLength > MAX_UNSENT_BYTES) {
+      this.metrics.sseSlowDisconnects.inc({ stream: sub.kind });
+      this.remove(sub);
+      res.destroy();
+      return false;
+    }
+    res.write(chunk);
+    return true;
+  }
+
+  private startTicker(): void {
+    if (this.ticker) return;
+    this.ticker = setInterval(() => {
+      for (const sub of [...this.subscribers]) this.write(sub, HEARTBEAT);
+    }, this.heartbeatMs);
+    this.ticker.unref();
+  }
+
+  private stopTicker(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
+  }
+}

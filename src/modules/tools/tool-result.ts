@@ -1,0 +1,64 @@
+/** tools.md §1.2: a result's text is at most 64 KiB; collections lose rows from the tail and gain `truncated: true`. */
+export const RESULT_CAP_BYTES = 65_536;
+
+type Json = Record<string, unknown>;
+type Tracker = Record<string, { name: string; [rows: string]: unknown }>;
+
+const size = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/** Largest k in [0, n] with fits(k), assuming fits is monotone decreasing in dropped rows. */
+function maxKept(n: number, fits: (kept: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function trackerRows(tracker: Tracker, rowsKey: string): Array<[string, unknown]> {
+  const rows: Array<[string, unknown]> = [];
+  for (const [project, value] of Object.entries(tracker)) for (const row of value[rowsKey] as unknown[]) rows.push([project, row]);
+  return rows;
+}
+
+function rebuildTracker(tracker: Tracker, rowsKey: string, rows: Array<[string, unknown]>): Tracker {
+  const out: Tracker = {};
+  for (const [project, row] of rows) {
+    if (!out[project]) out[project] = { name: tracker[project].name, [rowsKey]: [] };
+    (out[project][rowsKey] as unknown[]).push(row);
+  }
+  return out;
+}
+
+/** Serializes a tool result, cutting collections to the cap. Single records are never cut. */
+export function renderResult(result: unknown): string {
+  const text = JSON.stringify(result);
+  if (size(text) <= RESULT_CAP_BYTES || result === null || typeof result !== 'object' || Array.isArray(result)) return text;
+  const obj = result as Json;
+
+  if (obj.ideaTracker || obj.taskTracker) {
+    // Trackers: task rows go first (last row of the last project first), then idea rows.
+    const ideas = trackerRows((obj.ideaTracker ?? {}) as Tracker, 'ideas');
+    const tasks = trackerRows((obj.taskTracker ?? {}) as Tracker, 'tasks');
+    const all = ideas.length + tasks.length;
+    const build = (kept: number): Json => {
+      const keptIdeas = Math.min(ideas.length, kept);
+      const keptTasks = Math.max(0, kept - ideas.length);
+      const out: Json = { ...obj, truncated: true };
+      if (obj.ideaTracker) out.ideaTracker = rebuildTracker(obj.ideaTracker as Tracker, 'ideas', ideas.slice(0, keptIdeas));
+      if (obj.taskTracker) out.taskTracker = rebuildTracker(obj.taskTracker as Tracker, 'tasks', tasks.slice(0, keptTasks));
+      return out;
+    };
+    return JSON.stringify(build(maxKept(all, (k) => size(JSON.stringify(build(k))) <= RESULT_CAP_BYTES)));
+  }
+
+  // Only list results (`{<items>, page, pageSize, total}`) are collections; records keep their arrays whole.
+  const key = 'total' in obj ? Object.keys(obj).find((k) => Array.isArray(obj[k])) : undefined;
+  if (!key) return text;
+  const items = obj[key] as unknown[];
+  const build = (kept: number): Json => ({ ...obj, [key]: items.slice(0, kept), truncated: true });
+  return JSON.stringify(build(maxKept(items.length, (k) => size(JSON.stringify(build(k))) <= RESULT_CAP_BYTES)));
+}

@@ -1,0 +1,35 @@
+import { SetMetadata } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { z } from 'zod';
+import type { Actor } from '../../shared/auth/actor.js';
+import type { AuthContext } from '../../shared/auth/auth-context.js';
+import type { Permission } from '../../shared/auth/permissions.js';
+
+/** tools.md §1.3 hint codes: R read-only, W write, WI idempotent write, D destructive + idempotent. */
+export type ToolHint = 'R' | 'W' | 'WI' | 'D';
+
+export interface ToolOptions {
+  name: string;
+  /** The single permission bit a gated tool needs; absent for public and session tools. */
+  permission?: Permission;
+  /** Human title for the annotations, e.g. "Claim task". */
+  title: string;
+  hint: ToolHint;
+  /** At most two sentences (tools.md §6). */
+  description: string;
+  /** A strict zod object: compiled once at boot into JSON Schema and a validator. */
+  input: z.ZodObject;
+}
+
+/** What a tool handler gets besides its parsed arguments. */
+export interface ToolContext {
+  actor: Actor;
+  auth: AuthContext;
+  headers: IncomingHttpHeaders;
+  requestId: string | undefined;
+}
+
+export const TOOL_METADATA = 'svc:tool';
+
+/** Marks a provider method as an MCP tool; the registry discovers it at boot. */
+export const Tool = (options: ToolOptions): MethodDecorator => SetMetadata(TOOL_METADATA, options);

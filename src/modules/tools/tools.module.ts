@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { IdentityModule } from '../identity/index.js';
+import { McpController } from './mcp.controller.js';
+import { ToolRegistry } from './tool-registry.js';
+
+@Module({
+  imports: [DiscoveryModule, IdentityModule],
+  controllers: [McpController],
+  providers: [ToolRegistry],
+  exports: [ToolRegistry],
+})
+export class ToolsModule {}

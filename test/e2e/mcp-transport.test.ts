@@ -1,0 +1,102 @@
+import { IdentityFactory } from '../factories/identity.factory.js';
+import { mcpClient, rpc } from '../utils/mcp.js';
+import { startTestApp, type TestApp } from '../utils/test-app.js';
+
+describe('tool endpoint transport (e2e)', () => {
+  let app: TestApp;
+  let key: string;
+  let revokedKey: string;
+  const auth = () => ({ authorization: `Bearer ${key}` });
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    const f = new IdentityFactory(app.db.dataSource);
+    const c = await f.company();
+    const u = await f.user(c.uuid);
+    key = (await f.agent(c.uuid, u.uuid, { preset: 'developer_agent' })).key;
+    const revoked = await f.agent(c.uuid, u.uuid);
+    revokedKey = revoked.key;
+    await app.db.dataSource.query(`UPDATE agent_api_key SET revoked_at = now() WHERE uuid = $1`, [revoked.keyUuid]);
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    ['missing', undefined],
+    ['malformed', 'Bearer nope'],
+    ['unknown', `Bearer agk_${'A'.repeat(43)}`],
+    ['revoked', 'revoked'],
+  ])('answers a %s key with 401, WWW-Authenticate and JSON-RPC -32001', async (_label, header) => {
+    const headers: Record<string, string> = {};
+    if (header === 'revoked') headers.authorization = `Bearer ${revokedKey}`;
+    else if (header) headers.authorization = header;
+    const res = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="svc"');
+    expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Missing or invalid API key' }, id: null });
+  });
+
+  it('answers GET and DELETE with 405, Allow: POST and a JSON-RPC body', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${app.url}/api/mcp`, { method, headers: auth() });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed' }, id: null });
+    }
+  });
+
+  it('checks Accept (406) and Content-Type (415) after authentication', async () => {
+    const noAccept = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...auth(), accept: 'application/json' });
+    expect(noAccept.status).toBe(406);
+    expect(noAccept.json.error.code).toBe(-32000);
+    const wrongType = await rpc(app.url, 'x', { ...auth(), 'content-type': 'text/plain' });
+    expect(wrongType.status).toBe(415);
+    expect(wrongType.json.jsonrpc).toBe('2.0');
+  });
+
+  it('answers malformed JSON with 400 -32700 and batches with a JSON-RPC error', async () => {
+    const bad = await rpc(app.url, '{"jsonrpc":', auth());
+    expect(bad.status).toBe(400);
+    expect(bad.json).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Invalid JSON body' }, id: null });
+    const batch = await rpc(app.url, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], auth());
+    expect(batch.status).toBe(400);
+    expect(batch.json.error.code).toBe(-32600);
+    const shapeless = await rpc(app.url, { hello: 'world' }, auth());
+    expect(shapeless.status).toBe(400);
+    expect(shapeless.json.error.code).toBe(-32600);
+  });
+
+  it('answers 413 with a JSON-RPC body over 1 MiB', async () => {
+    const res = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: { pad: 'x'.repeat(1.1 * 1024 * 1024) } } }, auth());
+    expect(res.status).toBe(413);
+    expect(res.json.jsonrpc).toBe('2.0');
+  });
+
+  it('works without initialize, issues no session id, answers notifications with 202', async () => {
+    const list = await rpc(app.url, { jsonrpc: '2.0', id: 7, method: 'tools/list' }, auth());
+    expect(list.status).toBe(200);
+    expect(list.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(list.headers.get('mcp-session-id')).toBeNull();
+    expect(list.json.id).toBe(7);
+    expect(Array.isArray(list.json.result.tools)).toBe(true);
+    const note = await rpc(app.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, auth());
+    expect(note.status).toBe(202);
+    expect(note.text).toBe('');
+    const unknownMethod = await rpc(app.url, { jsonrpc: '2.0', id: 8, method: 'resources/list' }, auth());
+    expect(unknownMethod.json.error.code).toBe(-32601);
+  });
+
+  it('answers initialize as server "svc" with the tools capability', async () => {
+    const res = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } }, auth());
+    expect(res.status).toBe(200);
+    expect(res.json.result.serverInfo.name).toBe('svc');
+    expect(Object.keys(res.json.result.capabilities)).toEqual(['tools']);
+  });
+
+  it('serves the official SDK client and answers an unknown tool with -32602', async () => {
+    const client = await mcpClient(app.url, key);
+    const { tools } = await client.listTools();
+    expect(Array.isArray(tools)).toBe(true);
+    await expect(client.callTool({ name: 'svc_does_not_exist', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: svc_does_not_exist') });
+    await client.close();
+  });
+});

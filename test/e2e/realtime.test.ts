@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
+import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import { SseHub } from '../../src/modules/realtime/index.js';
+import { IdentityFactory } from '../factories/identity.factory.js';
+import { HttpClient } from '../utils/http.js';
+import { openEventSource, openRaw } from '../utils/sse.js';
+import { startTestApp, type TestApp } from '../utils/test-app.js';
+
+describe('SSE streams (e2e, real EventSource)', () => {
+  let app: TestApp;
+  let cookieA: string;
+  let cookieB: string;
+  let companyA: string;
+  let companyB: string;
+  let userA: string;
+
+  beforeAll(async () => {
+    app = await startTestApp({ SSE_HEARTBEAT_MS: '200' });
+    const f = new IdentityFactory(app.db.dataSource);
+    const a = await f.company();
+    const b = await f.company();
+    companyA = a.uuid;
+    companyB = b.uuid;
+    const ua = await f.user(a.uuid);
+    const ub = await f.user(b.uuid);
+    userA = ua.uuid;
+    const ha = new HttpClient(app.url);
+    await ha.login(ua.email, ua.password);
+    cookieA = ha.cookie!;
+    const hb = new HttpClient(app.url);
+    await hb.login(ub.email, ub.password);
+    cookieB = hb.cookie!;
+  });
+  afterAll(() => app.close());
+
+  const event = (companyUuid: string, projectUuid = randomUUID()): RealtimeEvent => ({
+    companyUuid,
+    projectUuid,
+    entityType: 'task',
+    entityUuid: randomUUID(),
+    action: 'updated',
+  });
+
+  it('refuses unauthenticated requests with plain-text 401 Unauthorized', async () => {
+    for (const path of ['/api/events', '/api/events/notifications']) {
+      const res = await fetch(app.url + path);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await res.text()).toBe('Unauthorized');
+      const withKey = await fetch(app.url + path, { headers: { authorization: 'Bearer agk_' + 'x'.repeat(43) } });
+      expect(withKey.status).toBe(401);
+    }
+  });
+
+  it('answers a malformed projectUuid with plain-text 400', async () => {
+    const res = await fetch(`${app.url}/api/events?projectUuid=nope`, { headers: { cookie: cookieA } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toBe('Invalid projectUuid');
+  });
+
+  it('sends the contract headers, `: connected` first, then heartbeats', async () => {
+    const raw = await openRaw(`${app.url}/api/events`, { cookie: cookieA });
+    expect(raw.status).toBe(200);
+    expect(raw.headers['content-type']).toBe('text/event-stream');
+    expect(raw.headers['cache-control']).toBe('no-cache');
+    expect(raw.headers['connection']).toBe('keep-alive');
+    expect(raw.headers['x-accel-buffering']).toBe('no');
+    expect(raw.headers['content-encoding']).toBeUndefined();
+    await raw.waitForText(': heartbeat\n\n', 3000);
+    expect(raw.body().startsWith(': connected\n\n')).toBe(true);
+    expect(raw.body()).not.toMatch(/^(id|event):/m);
+    raw.close();
+  });
+
+  it('delivers the exact five-field frame, only to the caller company, honouring the project filter', async () => {
+    const project = randomUUID();
+    const all = openEventSource(`${app.url}/api/events`, cookieA);
+    const filtered = openEventSource(`${app.url}/api/events?projectUuid=${project}`, cookieA);
+    const other = openEventSource(`${app.url}/api/events`, cookieB);
+    await Promise.all([all.opened, filtered.opened, other.opened]);
+    const bus = app.get(EventBus);
+    const inProject = event(companyA, project);
+    const elsewhere = event(companyA);
+    bus.publish('change', { ...inProject, extra: 'never sent' } as RealtimeEvent);
+    bus.publish('change', elsewhere);
+    const got = await all.waitFor(2);
+    expect(got.map((m) => JSON.parse(m))).toEqual([inProject, elsewhere]);
+    expect(Object.keys(JSON.parse(got[0]))).toEqual(['companyUuid', 'projectUuid', 'entityType', 'entityUuid', 'action']);
+    expect((await filtered.waitFor(1)).map((m) => JSON.parse(m))).toEqual([inProject]);
+    const marker = event(companyB);
+    bus.publish('change', marker);
+    expect((await other.waitFor(1)).map((m) => JSON.parse(m))).toEqual([marker]);
+    expect(filtered.messages).toHaveLength(1);
+    for (const s of [all, filtered, other]) s.close();
+  });
+
+  it('streams only the caller’s own notification frames', async () => {
+    const mine = openEventSource(`${app.url}/api/events/notifications`, cookieA);
+    const theirs = openEventSource(`${app.url}/api/events/notifications`, cookieB);
+    await Promise.all([mine.opened, theirs.opened]);
+    const bus = app.get(EventBus);
+    bus.publish('notification', { recipientType: 'agent', recipientUuid: userA, frame: { type: 'count_update', unreadCount: 9 } });
+    bus.publish('notification', { recipientType: 'user', recipientUuid: userA, frame: { type: 'count_update', unreadCount: 3 } });
+    expect((await mine.waitFor(1)).map((m) => JSON.parse(m))).toEqual([{ type: 'count_update', unreadCount: 3 }]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(theirs.messages).toHaveLength(0);
+    expect(mine.messages).toHaveLength(1);
+    mine.close();
+    theirs.close();
+  });
+
+  it('releases every subscriber and the heartbeat timer when 500 clients go away', async () => {
+    const hub = app.get(SseHub);
+    // Streams closed by earlier tests are released asynchronously.
+    for (let i = 0; i < 100 && hub.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const before = hub.size;
+    expect(before).toBe(0);
+    const streams = await Promise.all(Array.from({ length: 500 }, () => openRaw(`${app.url}/api/events`, { cookie: cookieA })));
+    expect(hub.size).toBe(before + 500);
+    expect(hub.timerCount).toBe(1);
+    for (const s of streams) s.close();
+    for (let i = 0; i < 100 && hub.size > before; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(hub.size).toBe(0);
+    expect(hub.timerCount).toBe(0);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toMatch(/svc_sse_connections\{stream="changes"\} 0/);
+  });
+
+  it('ends open streams on shutdown', async () => {
+    const other = await startTestApp();
+    const f = new IdentityFactory(other.db.dataSource);
+    const c = await f.company();
+    const u = await f.user(c.uuid);
+    const h = new HttpClient(other.url);
+    await h.login(u.email, u.password);
+    const raw = await openRaw(`${other.url}/api/events`, { cookie: h.cookie! });
+    await raw.waitForText(': connected');
+    const closing = other.close();
+    await raw.ended;
+    await closing;
+  });
+});

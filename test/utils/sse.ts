@@ -1,0 +1,97 @@
+import http from 'node:http';
+import { EventSource } from 'eventsource';
+
+/** A real EventSource (the `eventsource` package) that sends the session cookie. */
+export interface TestEventSource {
+  es: EventSource;
+  messages: string[];
+  opened: Promise<void>;
+  /** Resolves when `n` messages have arrived (rejects after `timeoutMs`). */
+  waitFor(n: number, timeoutMs?: number): Promise<string[]>;
+  close(): void;
+}
+
+export function openEventSource(url: string, cookie: string | null): TestEventSource {
+  const es = new EventSource(url, {
+    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } }),
+  });
+  const messages: string[] = [];
+  const waiters: Array<() => void> = [];
+  es.onmessage = (e) => {
+    messages.push(e.data);
+    for (const w of waiters.splice(0)) w();
+  };
+  const opened = new Promise<void>((resolve, reject) => {
+    es.onopen = () => resolve();
+    es.onerror = (e) => reject(new Error(`EventSource error: ${JSON.stringify(e)}`));
+  });
+  return {
+    es,
+    messages,
+    opened,
+    waitFor(n: number, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`expected ${n} messages, got ${messages.length}: ${messages.join(' | ')}`)), timeoutMs);
+        const check = () => {
+          if (messages.length >= n) {
+            clearTimeout(timer);
+            resolve(messages.slice());
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+    close: () => es.close(),
+  };
+}
+
+/** A raw HTTP reader of an SSE response, for checking bytes, comments and headers exactly. */
+export interface RawStream {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: () => string;
+  waitForText(text: string, timeoutMs?: number): Promise<void>;
+  ended: Promise<void>;
+  close(): void;
+}
+
+export function openRaw(url: string, headers: Record<string, string> = {}): Promise<RawStream> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers, agent: false }, (res) => {
+      let buf = '';
+      const waiters: Array<() => void> = [];
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buf += chunk;
+        for (const w of waiters.splice(0)) w();
+      });
+      const ended = new Promise<void>((r) => {
+        res.on('end', () => r());
+        res.on('close', () => r());
+      });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body: () => buf,
+        ended,
+        waitForText(text: string, timeoutMs = 5000) {
+          return new Promise((ok, fail) => {
+            const timer = setTimeout(() => fail(new Error(`timed out waiting for ${JSON.stringify(text)}; got ${JSON.stringify(buf)}`)), timeoutMs);
+            const check = () => {
+              if (buf.includes(text)) {
+                clearTimeout(timer);
+                ok();
+              } else waiters.push(check);
+            };
+            check();
+          });
+        },
+        close: () => {
+          req.destroy();
+          res.destroy();
+        },
+      });
+    });
+    req.on('error', reject);
+  });
+}
