@@ -7,7 +7,7 @@ import { TransactionRunner } from '../../shared/database/transaction-runner.js';
 import { ConflictError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { longText, oneOf, titleText } from '../../shared/validation/text-rules.js';
-import { CommentEntity } from '../collaboration/index.js';
+import { deleteTargetCollaboration } from '../collaboration/index.js';
 import { IdeaEntity } from '../ideas/index.js';
 import { ProjectEntity } from '../projects/index.js';
 import { DocumentEntity, type DocumentType } from './document.entity.js';
@@ -99,7 +99,7 @@ export class DocumentService {
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
       const d = await findInCompany(em, DocumentEntity, input.documentUuid, actor.companyUuid, 'Document', true);
-      await em.delete(CommentEntity, { companyUuid: actor.companyUuid, targetType: 'document', targetUuid: d.uuid });
+      await deleteTargetCollaboration(em, actor.companyUuid, 'document', [d.uuid]);
       await em.delete(DocumentEntity, { uuid: d.uuid });
       tx.change('document', d.uuid, d.projectUuid, 'deleted');
       tx.activity({ projectUuid: d.projectUuid, targetType: 'document', targetUuid: d.uuid, action: 'deleted', value: { title: d.title } });

@@ -3,7 +3,7 @@ import { In, IsNull, type EntityManager } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { AppError, ForbiddenError } from '../../shared/errors/app-error.js';
-import { CommentEntity } from '../collaboration/index.js';
+import { deleteTargetCollaboration } from '../collaboration/index.js';
 import { DocumentEntity } from '../documents/index.js';
 import { SessionTaskCheckinEntity } from '../sessions/index.js';
 import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, acceptanceSummary, checkTaskTransition, sideEffectsOf } from '../tasks/index.js';
@@ -128,7 +128,7 @@ export class ProposalRevocationService {
     const docs = await em.find(DocumentEntity, { where: { companyUuid: actor.companyUuid, proposalUuid }, order: { createdAt: 'ASC', uuid: 'ASC' } });
     if (docs.length === 0) return [];
     const uuids = docs.map((d) => d.uuid);
-    await em.delete(CommentEntity, { companyUuid: actor.companyUuid, targetType: 'document', targetUuid: In(uuids) });
+    await deleteTargetCollaboration(em, actor.companyUuid, 'document', uuids);
     await em.delete(DocumentEntity, { uuid: In(uuids) });
     for (const d of docs) {
       tx.change('document', d.uuid, d.projectUuid, 'deleted');

@@ -1,10 +1,10 @@
 import type { EntityManager } from 'typeorm';
 import { PersonResolver, type Person, type PersonRef } from '../../shared/database/person.js';
-import { ReferenceEntity } from '../collaboration/index.js';
+import { listForTarget, type ReferenceRecord } from '../collaboration/index.js';
 import type { DocumentDraft, ProposalEntity, TaskDraft } from './proposal.entity.js';
 import { charLength } from '../../shared/validation/text-rules.js';
 
-/** Record shapes of tools.md §5.9 for proposals. */
+/** Record shapes of tools.md §5.9 for proposals (references render through the collaboration module). */
 export type ProposalSection = 'basic' | 'documents' | 'tasks' | 'full';
 export const PROPOSAL_SECTIONS: readonly ProposalSection[] = ['basic', 'documents', 'tasks', 'full'];
 
@@ -19,19 +19,6 @@ export interface ProposalSummary {
   taskDraftCount: number;
   createdBy: Person | null;
   reviewedBy: Person | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ReferenceRecord {
-  uuid: string;
-  targetType: string;
-  targetUuid: string;
-  type: string;
-  url: string;
-  title: string;
-  notes: string | null;
-  createdBy: Person | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -97,18 +84,15 @@ const taskDraft = (t: TaskDraft): TaskDraft => ({
 
 /** The full record; references are read from the `reference` table, oldest first. */
 export async function loadProposalRecord(em: EntityManager, p: ProposalEntity, section: ProposalSection = 'basic'): Promise<ProposalRecord> {
-  const refs = await em.find(ReferenceEntity, {
-    where: { companyUuid: p.companyUuid, targetType: 'proposal', targetUuid: p.uuid },
-    order: { createdAt: 'ASC', uuid: 'ASC' },
-  });
-  const people = await PersonResolver.load(em, [creator(p), reviewer(p), ...refs.map((r) => ({ type: r.createdByType, uuid: r.createdByUuid }))]);
+  const references = await listForTarget(em, p.companyUuid, 'proposal', p.uuid);
+  const people = await PersonResolver.load(em, [creator(p), reviewer(p)]);
   const record: ProposalRecord = {
     ...toProposalSummary(p, people),
     description: p.description,
     submittedAt: iso(p.submittedAt),
     reviewNote: p.reviewNote,
     reviewedAt: iso(p.reviewedAt),
-    references: refs.map((r) => toReferenceRecord(r, people)),
+    references,
     section,
   };
   if (section === 'basic') {
@@ -125,19 +109,4 @@ export async function loadProposalRecord(em: EntityManager, p: ProposalEntity, s
   if (section === 'documents' || section === 'full') record.documentDrafts = p.documentDrafts.map(documentDraft);
   if (section === 'tasks' || section === 'full') record.taskDrafts = p.taskDrafts.map(taskDraft);
   return record;
-}
-
-export function toReferenceRecord(r: ReferenceEntity, people: PersonResolver): ReferenceRecord {
-  return {
-    uuid: r.uuid,
-    targetType: r.targetType,
-    targetUuid: r.targetUuid,
-    type: r.type,
-    url: r.url,
-    title: r.title,
-    notes: r.notes,
-    createdBy: people.person({ type: r.createdByType, uuid: r.createdByUuid }),
-    createdAt: r.createdAt.toISOString(),
-    updatedAt: r.updatedAt.toISOString(),
-  };
 }

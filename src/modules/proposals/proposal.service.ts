@@ -7,7 +7,8 @@ import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { AppError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
-import { CommentEntity, ReferenceEntity, validateReference } from '../collaboration/index.js';
+import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import { deleteTargetCollaboration, insertReferences, validateReference } from '../collaboration/index.js';
 import { DocumentEntity } from '../documents/index.js';
 import { IdeaEntity } from '../ideas/index.js';
 import { ProjectEntity } from '../projects/index.js';
@@ -22,7 +23,6 @@ import { ProposalEntity, type ProposalStatus } from './proposal.entity.js';
 import { PROPOSAL_SECTIONS, loadProposalRecord, loadProposalSummaries, type ProposalRecord, type ProposalSection, type ProposalSummary } from './proposal.records.js';
 
 const STATUSES: readonly ProposalStatus[] = ['draft', 'pending', 'approved', 'closed'];
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_INPUTS = 20;
 const MAX_REFERENCES_ON_CREATE = 10;
 
@@ -64,7 +64,7 @@ export class ProposalService {
     const description = longText(input.description ?? '', 'description');
     const inputType = oneOf(input.inputType, ['idea', 'document'] as const, 'inputType');
     const given: unknown = input.inputUuids;
-    if (!Array.isArray(given) || given.length < 1 || given.length > MAX_INPUTS || given.some((u) => typeof u !== 'string' || !UUID_RE.test(u))) {
+    if (!Array.isArray(given) || given.length < 1 || given.length > MAX_INPUTS || given.some((u) => !isUuid(u))) {
       throw new ValidationError(`A proposal needs 1-${MAX_INPUTS} input uuids`, [{ field: 'inputUuids', message: `must hold 1-${MAX_INPUTS} uuids` }]);
     }
     const inputUuids = (given as string[]).map((u) => u.toLowerCase());
@@ -113,22 +113,7 @@ export class ProposalService {
         reviewedAt: null,
       });
       await em.save(p);
-      // now() is fixed for the whole transaction: distinct timestamps keep "oldest first" in input order.
-      const createdAt = Date.now();
-      for (const [i, r] of references.entries()) {
-        const at = new Date(createdAt + i);
-        await em.insert(ReferenceEntity, {
-          createdAt: at,
-          updatedAt: at,
-          uuid: randomUUID(),
-          companyUuid: actor.companyUuid,
-          targetType: 'proposal',
-          targetUuid: p.uuid,
-          ...r,
-          createdByType: actor.type,
-          createdByUuid: actor.uuid,
-        });
-      }
+      await insertReferences(tx, { type: 'proposal', uuid: p.uuid }, references);
       tx.change('proposal', p.uuid, p.projectUuid, 'created');
       tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action: 'created', value: { title } });
       const record = await loadProposalRecord(em, p);
@@ -165,8 +150,7 @@ export class ProposalService {
       const docs = await em.find(DocumentEntity, { where: scope, select: { uuid: true, projectUuid: true } });
       await em.update(TaskEntity, scope, { proposalUuid: null });
       await em.update(DocumentEntity, scope, { proposalUuid: null });
-      await em.delete(CommentEntity, { companyUuid: actor.companyUuid, targetType: 'proposal', targetUuid: p.uuid });
-      await em.delete(ReferenceEntity, { companyUuid: actor.companyUuid, targetType: 'proposal', targetUuid: p.uuid });
+      await deleteTargetCollaboration(em, actor.companyUuid, 'proposal', [p.uuid]);
       await em.delete(ProposalEntity, { uuid: p.uuid });
       tx.change('proposal', p.uuid, p.projectUuid, 'deleted');
       // Their proposalUuid is part of what they show, so the unlinked records are updated too.
