@@ -7,6 +7,8 @@ import { HealthModule } from './modules/health/index.js';
 import { IdentityModule } from './modules/identity/index.js';
 import { IdeasModule } from './modules/ideas/index.js';
 import { ProjectsModule } from './modules/projects/index.js';
+import { DocumentsModule } from './modules/documents/index.js';
+import { ProposalsModule } from './modules/proposals/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
 import { SessionModule } from './modules/sessions/index.js';
 import { TaskModule } from './modules/tasks/index.js';
@@ -26,6 +28,8 @@ export class AppModule {
         IdeasModule,
         TaskModule,
         SessionModule,
+        ProposalsModule,
+        DocumentsModule,
         RealtimeModule,
         ToolsModule,
       ],

@@ -1,2 +1,11 @@
 export { ProposalEntity } from './proposal.entity.js';
 export type { ProposalStatus, DocumentDraft, TaskDraft } from './proposal.entity.js';
+export { ProposalsModule } from './proposals.module.js';
+export { ProposalService } from './proposal.service.js';
+export { ProposalApprovalService, type ApprovalResult } from './proposal-approval.service.js';
+export { ProposalRevocationService, type RevocationResult } from './proposal-revocation.service.js';
+export { PROPOSAL_SECTIONS } from './proposal.records.js';
+export type { ProposalRecord, ProposalSummary, ProposalSection } from './proposal.records.js';
+export type { ValidationIssue, IssueLevel } from './domain/proposal-validation.js';
+export { checkProposalTransition, PROPOSAL_TRANSITIONS, type ProposalTrigger } from './domain/proposal-state.js';
+export type * from './proposal.inputs.js';

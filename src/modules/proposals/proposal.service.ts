@@ -1,0 +1,280 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import type { Actor } from '../../shared/auth/actor.js';
+import { matchesIdentity } from '../../shared/auth/identity-rule.js';
+import { findInCompany } from '../../shared/database/tenant.js';
+import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
+import { AppError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
+import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import { deleteTargetCollaboration, insertReferences, validateReference } from '../collaboration/index.js';
+import { DocumentEntity } from '../documents/index.js';
+import { IdeaEntity } from '../ideas/index.js';
+import { ProjectEntity } from '../projects/index.js';
+import { TaskEntity } from '../tasks/index.js';
+import * as drafts from './domain/proposal-drafts.js';
+import { checkProposalTransition, type ProposalTrigger } from './domain/proposal-state.js';
+import { validateProposal, type ValidationIssue } from './domain/proposal-validation.js';
+import { longText, oneOf, reviewNote, titleText } from '../../shared/validation/text-rules.js';
+import { feedWarnings, findInputs, lockProposal, mayReview, ownedAgentUuids } from './proposal.guards.js';
+import type * as inputs from './proposal.inputs.js';
+import { ProposalEntity, type ProposalStatus } from './proposal.entity.js';
+import { PROPOSAL_SECTIONS, loadProposalRecord, loadProposalSummaries, type ProposalRecord, type ProposalSection, type ProposalSummary } from './proposal.records.js';
+
+const STATUSES: readonly ProposalStatus[] = ['draft', 'pending', 'approved', 'closed'];
+const MAX_INPUTS = 20;
+const MAX_REFERENCES_ON_CREATE = 10;
+
+type DraftChange = Pick<ProposalEntity, 'documentDrafts'> | Pick<ProposalEntity, 'taskDrafts'>;
+
+/**
+ * The proposal aggregate (domain.md §5): reads, creation, draft editing, validation and the review transitions
+ * that touch only the proposal. Approval and revocation span aggregates and live in their own use-case classes.
+ */
+@Injectable()
+export class ProposalService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly runner: TransactionRunner,
+  ) {}
+
+  async list(actor: Actor, input: inputs.ListProposalsInput): Promise<{ proposals: ProposalSummary[] } & PageResult> {
+    const page = paging(input);
+    const status = input.status === undefined ? undefined : oneOf(input.status, STATUSES, 'status');
+    await findInCompany(this.db.manager, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
+    const [rows, total] = await this.db.manager.findAndCount(ProposalEntity, {
+      where: { companyUuid: actor.companyUuid, projectUuid: input.projectUuid, ...(status ? { status } : {}) },
+      order: { createdAt: 'DESC', uuid: 'ASC' },
+      skip: offsetOf(page),
+      take: page.pageSize,
+    });
+    return { proposals: await loadProposalSummaries(this.db.manager, rows), ...page, total };
+  }
+
+  async get(actor: Actor, input: inputs.GetProposalInput): Promise<ProposalRecord> {
+    const section = oneOf<ProposalSection>(input.section ?? 'basic', PROPOSAL_SECTIONS, 'section');
+    const p = await findInCompany(this.db.manager, ProposalEntity, input.proposalUuid, actor.companyUuid, 'Proposal');
+    return loadProposalRecord(this.db.manager, p, section);
+  }
+
+  /** svc_pm_create_proposal: an empty draft over 1–20 inputs of one project. */
+  async create(actor: Actor, input: inputs.CreateProposalInput): Promise<ProposalRecord & { warnings?: string[] }> {
+    const title = titleText(input.title);
+    const description = longText(input.description ?? '', 'description');
+    const inputType = oneOf(input.inputType, ['idea', 'document'] as const, 'inputType');
+    const given: unknown = input.inputUuids;
+    if (!Array.isArray(given) || given.length < 1 || given.length > MAX_INPUTS || given.some((u) => !isUuid(u))) {
+      throw new ValidationError(`A proposal needs 1-${MAX_INPUTS} input uuids`, [{ field: 'inputUuids', message: `must hold 1-${MAX_INPUTS} uuids` }]);
+    }
+    const inputUuids = (given as string[]).map((u) => u.toLowerCase());
+    if (new Set(inputUuids).size !== inputUuids.length) {
+      throw new ValidationError('Input uuids must be distinct', [{ field: 'inputUuids', message: 'must be distinct' }]);
+    }
+    const refs = input.references ?? [];
+    if (refs.length > MAX_REFERENCES_ON_CREATE) throw new ValidationError(`At most ${MAX_REFERENCES_ON_CREATE} references can be given`);
+    const references = refs.map(validateReference);
+
+    return this.runner.run(actor, async (tx) => {
+      const em = tx.manager;
+      const project = await findInCompany(em, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
+      const where = { uuid: In(inputUuids), companyUuid: actor.companyUuid, projectUuid: project.uuid };
+      const warnings: string[] = [];
+      if (inputType === 'idea') {
+        const ideas = (await em.find(IdeaEntity, { where })).sort((a, b) => inputUuids.indexOf(a.uuid) - inputUuids.indexOf(b.uuid));
+        if (ideas.length !== inputUuids.length) throw new NotFoundError('Input idea');
+        if (ideas.some((i) => i.isContainer)) throw new ValidationError('Container ideas cannot be proposal inputs; derive a child idea');
+        const owned = await ownedAgentUuids(em, actor);
+        if (!ideas.every((i) => matchesIdentity(actor, { type: i.assigneeType, uuid: i.assigneeUuid }, owned))) {
+          throw new ForbiddenError('Input ideas must be assigned to you');
+        }
+        warnings.push(...(await feedWarnings(em, actor, ideas)));
+      } else if ((await em.count(DocumentEntity, { where })) !== inputUuids.length) {
+        throw new NotFoundError('Input document');
+      }
+
+      const p = em.create(ProposalEntity, {
+        uuid: randomUUID(),
+        companyUuid: actor.companyUuid,
+        projectUuid: project.uuid,
+        title,
+        description,
+        inputType,
+        inputUuids,
+        status: 'draft',
+        documentDrafts: [],
+        taskDrafts: [],
+        createdByType: actor.type,
+        createdByUuid: actor.uuid,
+        submittedAt: null,
+        reviewedByType: null,
+        reviewedByUuid: null,
+        reviewNote: null,
+        reviewedAt: null,
+      });
+      await em.save(p);
+      await insertReferences(tx, { type: 'proposal', uuid: p.uuid }, references);
+      tx.change('proposal', p.uuid, p.projectUuid, 'created');
+      tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action: 'created', value: { title } });
+      const record = await loadProposalRecord(em, p);
+      return warnings.length ? { ...record, warnings } : record;
+    });
+  }
+
+  /** REST edit of title/description while the proposal is a draft. */
+  async edit(actor: Actor, input: inputs.EditProposalInput): Promise<ProposalRecord> {
+    if (input.title === undefined && input.description === undefined) throw new ValidationError('Nothing to update');
+    const title = input.title === undefined ? undefined : titleText(input.title);
+    const description = input.description === undefined ? undefined : longText(input.description, 'description');
+    return this.runner.run(actor, async (tx) => {
+      const p = await lockProposal(tx.manager, actor, input.proposalUuid);
+      checkProposalTransition(p.status, 'edit');
+      const fields = [...(title !== undefined && title !== p.title ? ['title'] : []), ...(description !== undefined && description !== p.description ? ['description'] : [])];
+      if (fields.length) {
+        if (title !== undefined) p.title = title;
+        if (description !== undefined) p.description = description;
+        await this.saveUpdate(tx, p, 'edited', { fields });
+      }
+      return loadProposalRecord(tx.manager, p);
+    });
+  }
+
+  /** REST delete of a draft or closed proposal: its comments and references go, its documents and tasks stay unlinked. */
+  async delete(actor: Actor, input: inputs.ProposalRef): Promise<{ uuid: string; deleted: true }> {
+    return this.runner.run(actor, async (tx) => {
+      const em = tx.manager;
+      const p = await lockProposal(em, actor, input.proposalUuid);
+      checkProposalTransition(p.status, 'delete');
+      const scope = { companyUuid: actor.companyUuid, proposalUuid: p.uuid };
+      const tasks = await em.find(TaskEntity, { where: scope, select: { uuid: true, projectUuid: true } });
+      const docs = await em.find(DocumentEntity, { where: scope, select: { uuid: true, projectUuid: true } });
+      await em.update(TaskEntity, scope, { proposalUuid: null });
+      await em.update(DocumentEntity, scope, { proposalUuid: null });
+      await deleteTargetCollaboration(em, actor.companyUuid, 'proposal', [p.uuid]);
+      await em.delete(ProposalEntity, { uuid: p.uuid });
+      tx.change('proposal', p.uuid, p.projectUuid, 'deleted');
+      // Their proposalUuid is part of what they show, so the unlinked records are updated too.
+      for (const t of tasks) tx.change('task', t.uuid, t.projectUuid, 'updated');
+      for (const d of docs) tx.change('document', d.uuid, d.projectUuid, 'updated');
+      tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action: 'deleted', value: { title: p.title } });
+      return { uuid: p.uuid, deleted: true as const };
+    });
+  }
+
+  async addDocumentDraft(actor: Actor, input: inputs.AddDocumentDraftInput): Promise<ProposalRecord & { draftUuid: string }> {
+    const fields = drafts.parseDocumentDraft(input);
+    return this.editDrafts(actor, input.proposalUuid, 'add_document_draft', (p) => {
+      const r = drafts.addDocumentDraft(p.documentDrafts, fields);
+      return { change: { documentDrafts: r.drafts }, value: { documentDraftAdded: r.draft.uuid }, draftUuid: r.draft.uuid };
+    }) as Promise<ProposalRecord & { draftUuid: string }>;
+  }
+
+  async updateDocumentDraft(actor: Actor, input: inputs.UpdateDocumentDraftInput): Promise<ProposalRecord> {
+    const patch = drafts.parseDocumentDraftPatch(input);
+    return this.editDrafts(actor, input.proposalUuid, 'update_document_draft', (p) => ({
+      change: { documentDrafts: drafts.updateDocumentDraft(p.documentDrafts, input.draftUuid, patch) },
+      value: { documentDraftUpdated: input.draftUuid },
+    }));
+  }
+
+  async removeDocumentDraft(actor: Actor, input: inputs.RemoveDraftInput): Promise<ProposalRecord> {
+    return this.editDrafts(actor, input.proposalUuid, 'remove_document_draft', (p) => ({
+      change: { documentDrafts: drafts.removeDocumentDraft(p.documentDrafts, input.draftUuid) },
+      value: { documentDraftRemoved: input.draftUuid },
+    }));
+  }
+
+  async addTaskDraft(actor: Actor, input: inputs.AddTaskDraftInput): Promise<ProposalRecord & { draftUuid: string }> {
+    const fields = drafts.parseTaskDraft(input);
+    return this.editDrafts(actor, input.proposalUuid, 'add_task_draft', (p) => {
+      const r = drafts.addTaskDraft(p.taskDrafts, fields);
+      return { change: { taskDrafts: r.drafts }, value: { taskDraftAdded: r.draft.uuid }, draftUuid: r.draft.uuid };
+    }) as Promise<ProposalRecord & { draftUuid: string }>;
+  }
+
+  async updateTaskDraft(actor: Actor, input: inputs.UpdateTaskDraftInput): Promise<ProposalRecord> {
+    const patch = drafts.parseTaskDraftPatch(input);
+    return this.editDrafts(actor, input.proposalUuid, 'update_task_draft', (p) => ({
+      change: { taskDrafts: drafts.updateTaskDraft(p.taskDrafts, input.draftUuid, patch) },
+      value: { taskDraftUpdated: input.draftUuid },
+    }));
+  }
+
+  async removeTaskDraft(actor: Actor, input: inputs.RemoveDraftInput): Promise<ProposalRecord> {
+    return this.editDrafts(actor, input.proposalUuid, 'remove_task_draft', (p) => ({
+      change: { taskDrafts: drafts.removeTaskDraft(p.taskDrafts, input.draftUuid) },
+      value: { taskDraftRemoved: input.draftUuid },
+    }));
+  }
+
+  /** svc_pm_validate_proposal: the §5.2 checks, read-only, in any status. */
+  async validate(actor: Actor, input: inputs.ProposalRef): Promise<{ valid: boolean; issues: ValidationIssue[] }> {
+    const p = await findInCompany(this.db.manager, ProposalEntity, input.proposalUuid, actor.companyUuid, 'Proposal');
+    return validateProposal(p, await findInputs(this.db.manager, p));
+  }
+
+  /** draft → pending when no error-level issue exists. */
+  async submit(actor: Actor, input: inputs.ProposalRef): Promise<ProposalRecord> {
+    return this.runner.run(actor, async (tx) => {
+      const p = await lockProposal(tx.manager, actor, input.proposalUuid);
+      const to = checkProposalTransition(p.status, 'submit') as ProposalStatus;
+      const result = validateProposal(p, await findInputs(tx.manager, p));
+      if (!result.valid) throw new AppError('PROPOSAL_INVALID', 'Proposal validation failed', { issues: result.issues });
+      p.status = to;
+      p.submittedAt = new Date();
+      await this.saveUpdate(tx, p, 'submitted', { inputType: p.inputType, inputUuids: p.inputUuids });
+      return loadProposalRecord(tx.manager, p);
+    });
+  }
+
+  /** pending → draft with a note, by the creator (identity rule) or a holder of proposal:admin. */
+  async reject(actor: Actor, input: inputs.ReviewInput): Promise<ProposalRecord> {
+    const note = reviewNote(input.reviewNote, true);
+    return this.review(actor, input.proposalUuid, 'reject', note, "Only the proposal's creator or a holder of proposal:admin can reject it");
+  }
+
+  /** pending → closed for good, with a note (the proposal:admin gate is the tool's). */
+  async close(actor: Actor, input: inputs.ReviewInput): Promise<ProposalRecord> {
+    const note = reviewNote(input.reviewNote, true);
+    return this.review(actor, input.proposalUuid, 'close', note, null);
+  }
+
+  private review(actor: Actor, uuid: string, trigger: 'reject' | 'close', note: string | null, forbidden: string | null): Promise<ProposalRecord> {
+    return this.runner.run(actor, async (tx) => {
+      const p = await lockProposal(tx.manager, actor, uuid);
+      if (forbidden && !(await mayReview(tx.manager, actor, p))) throw new ForbiddenError(forbidden);
+      p.status = checkProposalTransition(p.status, trigger) as ProposalStatus;
+      p.reviewedByType = actor.type;
+      p.reviewedByUuid = actor.uuid;
+      p.reviewNote = note;
+      p.reviewedAt = new Date();
+      await this.saveUpdate(tx, p, trigger === 'reject' ? 'rejected' : 'closed', { reviewNote: note });
+      return loadProposalRecord(tx.manager, p);
+    });
+  }
+
+  /** Locks, checks the state, applies a pure draft edit; an edit that changes nothing writes and publishes nothing. */
+  private editDrafts(
+    actor: Actor,
+    uuid: string,
+    trigger: ProposalTrigger,
+    edit: (p: ProposalEntity) => { change: DraftChange; value: Record<string, unknown>; draftUuid?: string },
+  ): Promise<ProposalRecord & { draftUuid?: string }> {
+    return this.runner.run(actor, async (tx) => {
+      const p = await lockProposal(tx.manager, actor, uuid);
+      checkProposalTransition(p.status, trigger);
+      const { change, value, draftUuid } = edit(p);
+      const before = JSON.stringify([p.documentDrafts, p.taskDrafts]);
+      Object.assign(p, change);
+      if (JSON.stringify([p.documentDrafts, p.taskDrafts]) !== before) await this.saveUpdate(tx, p, 'edited', value);
+      const record = await loadProposalRecord(tx.manager, p);
+      return draftUuid ? { ...record, draftUuid } : record;
+    });
+  }
+
+  private async saveUpdate(tx: Tx, p: ProposalEntity, action: string, value: Record<string, unknown>): Promise<void> {
+    await tx.manager.save(p);
+    tx.change('proposal', p.uuid, p.projectUuid, 'updated');
+    tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action, value });
+  }
+}

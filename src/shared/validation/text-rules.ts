@@ -1,0 +1,45 @@
+import { ValidationError } from '../errors/app-error.js';
+
+/** Text limits of domain.md §1, counted in characters (code points) as PostgreSQL's char_length does. */
+export const charLength = (s: string): number => [...s].length;
+
+const fail = (field: string, message: string): never => {
+  throw new ValidationError(`${label(field)} ${message}`, [{ field, message }]);
+};
+
+const label = (field: string): string => field.charAt(0).toUpperCase() + field.slice(1).replace(/([A-Z])/g, ' $1').toLowerCase();
+
+/** Titles and names: 1–200 after trimming; blank is rejected. Returns the trimmed text. */
+export function titleText(value: unknown, field = 'title'): string {
+  if (typeof value !== 'string') return fail(field, 'must be a string');
+  const t = value.trim();
+  if (t === '') return fail(field, 'must not be blank');
+  if (charLength(t) > 200) return fail(field, 'must be at most 200 characters');
+  return t;
+}
+
+/** Descriptions and contents: at most `max` characters (default 100,000), stored as given. */
+export function longText(value: unknown, field: string, max = 100_000): string {
+  if (typeof value !== 'string') return fail(field, 'must be a string');
+  if (charLength(value) > max) return fail(field, `must be at most ${max} characters`);
+  return value;
+}
+
+/** Review notes: at most 2,000; `required` also rejects a blank note. Returns the trimmed note or null. */
+export function reviewNote(value: unknown, required: boolean): string | null {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+    if (required) throw new ValidationError('A review note is required', [{ field: 'reviewNote', message: 'is required' }]);
+    return null;
+  }
+  if (typeof value !== 'string') return fail('reviewNote', 'must be a string');
+  const t = value.trim();
+  if (charLength(t) > 2000) return fail('reviewNote', 'must be at most 2000 characters');
+  return t;
+}
+
+export function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    return fail(field, `must be one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}

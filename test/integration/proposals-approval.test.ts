@@ -1,0 +1,264 @@
+import { In } from 'typeorm';
+import { CommentEntity } from '../../src/modules/collaboration/index.js';
+import { DocumentEntity } from '../../src/modules/documents/index.js';
+import { SessionTaskCheckinEntity } from '../../src/modules/sessions/index.js';
+import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity } from '../../src/modules/tasks/index.js';
+import type { CommittedMutation } from '../../src/shared/database/transaction-runner.js';
+import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { LONG_CONTENT, proposalIn, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
+  let db: TestDatabase;
+  let w: ProposalWorld;
+  const committed: CommittedMutation[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    w = await seedWorld(db.dataSource);
+    w.h.hooks.register(async (m) => {
+      committed.push(m);
+    });
+  });
+  afterAll(() => db.drop());
+
+  const em = () => db.dataSource.manager;
+  const ev = (entityType: string, entityUuid: string, action: string) => ({ companyUuid: w.companyUuid, projectUuid: w.project.uuid, entityType, entityUuid, action });
+
+  describe('approve: pending → approved', () => {
+    it('materialises documents and tasks with criteria and dependencies in one transaction; exactly 1 + N events', async () => {
+      const p = await proposalIn(w, 'pending');
+      committed.length = 0;
+      const r = await w.approval.approve(w.admin, { proposalUuid: p.uuid, reviewNote: ' Ship it ' });
+
+      expect(r.proposal).toMatchObject({
+        uuid: p.uuid,
+        status: 'approved',
+        reviewedBy: { type: 'agent', uuid: w.admin.uuid, name: w.admin.name },
+        reviewNote: 'Ship it',
+        reviewedAt: expect.stringMatching(ISO),
+        section: 'basic',
+        documentDraftCount: 2,
+        taskDraftCount: 3,
+      });
+      const { a, b, c } = p.taskDrafts;
+      expect(r.materializedTasks).toEqual([
+        { draftUuid: a, taskUuid: expect.any(String), title: 'Task A' },
+        { draftUuid: b, taskUuid: expect.any(String), title: 'Task B' },
+        { draftUuid: c, taskUuid: expect.any(String), title: 'Task C' },
+      ]);
+      expect(r.materializedDocuments).toEqual([
+        { draftUuid: p.docDrafts[0], documentUuid: expect.any(String), title: 'Design' },
+        { draftUuid: p.docDrafts[1], documentUuid: expect.any(String), title: 'Requirements' },
+      ]);
+      const [ta, tb, tc] = r.materializedTasks.map((t) => t.taskUuid);
+
+      const docs = await em().find(DocumentEntity, { where: { proposalUuid: p.uuid }, order: { title: 'ASC' } });
+      expect(docs.map((d) => [d.uuid, d.type, d.title, d.content, d.version, d.projectUuid, d.createdByType, d.createdByUuid])).toEqual([
+        [r.materializedDocuments[0].documentUuid, 'tech_design', 'Design', LONG_CONTENT, 1, w.project.uuid, 'agent', w.pm.uuid],
+        [r.materializedDocuments[1].documentUuid, 'prd', 'Requirements', LONG_CONTENT, 1, w.project.uuid, 'agent', w.pm.uuid],
+      ]);
+
+      const tasks = await em().find(TaskEntity, { where: { proposalUuid: p.uuid } });
+      const byUuid = new Map(tasks.map((t) => [t.uuid, t]));
+      expect([ta, tb, tc].map((u) => byUuid.get(u)).map((t) => t && [t.title, t.status, t.priority, t.storyPoints, t.assigneeUuid, t.createdByType, t.createdByUuid, t.projectUuid])).toEqual([
+        ['Task A', 'open', 'high', 3, null, 'agent', w.pm.uuid, w.project.uuid],
+        ['Task B', 'open', 'medium', 5, null, 'agent', w.pm.uuid, w.project.uuid],
+        ['Task C', 'open', 'low', 1, null, 'agent', w.pm.uuid, w.project.uuid],
+      ]);
+      expect(byUuid.get(ta)!.description).toContain('First');
+      // Distinct creation times keep the drafts' order in createdAt listings.
+      expect((await em().find(TaskEntity, { where: { proposalUuid: p.uuid }, order: { createdAt: 'ASC' } })).map((t) => t.title)).toEqual(['Task A', 'Task B', 'Task C']);
+
+      const criteria = await em().find(AcceptanceCriterionEntity, { where: { taskUuid: In([ta, tc]) }, order: { taskUuid: 'ASC', sortOrder: 'ASC' } });
+      const of = (task: string) => criteria.filter((x) => x.taskUuid === task).map((x) => [x.description, x.required, x.sortOrder, x.status, x.devStatus]);
+      expect(of(ta)).toEqual([
+        ['A1', true, 0, 'pending', 'pending'],
+        ['A2', false, 1, 'pending', 'pending'],
+      ]);
+      expect(of(tc)).toEqual([
+        ['C1', true, 0, 'pending', 'pending'],
+        ['C2', true, 1, 'pending', 'pending'],
+      ]);
+
+      const edges = await em().find(TaskDependencyEntity, { where: { taskUuid: In([ta, tb, tc]) } });
+      expect(edges.map((e) => `${e.taskUuid}->${e.dependsOnUuid}`).sort()).toEqual([`${tb}->${ta}`, `${tc}->${ta}`, `${tc}->${tb}`].sort());
+
+      expect(w.h.takeEvents()).toEqual([ev('proposal', p.uuid, 'updated'), ev('task', ta, 'created'), ev('task', tb, 'created'), ev('task', tc, 'created')]);
+      expect((await w.f.activities(p.uuid)).at(-1)).toMatchObject({ action: 'approved', actorUuid: w.admin.uuid, value: { reviewNote: 'Ship it' } });
+      expect((await w.f.activities(ta)).map((x) => x.action)).toEqual(['created']);
+
+      // Task descriptions are handed to the mention pipeline as new texts.
+      expect(committed).toHaveLength(1);
+      expect(committed[0].mentionSources).toEqual([
+        expect.objectContaining({ sourceType: 'task', sourceUuid: ta, entityType: 'task', entityUuid: ta, entityTitle: 'Task A', before: null, after: expect.stringContaining('@[Someone]') }),
+        expect.objectContaining({ sourceUuid: tb, before: null, after: 'Second' }),
+        expect.objectContaining({ sourceUuid: tc, before: null, after: 'Third' }),
+      ]);
+
+      // The drafts stay on the proposal as its record.
+      const full = await w.proposals.get(w.user, { proposalUuid: p.uuid, section: 'full' });
+      expect(full.taskDrafts!.map((t) => t.uuid)).toEqual([a, b, c]);
+      expect(full.documentDrafts).toHaveLength(2);
+    });
+
+    it('a user approves without a note; the tasks keep the proposal creator', async () => {
+      const p = await proposalIn(w, 'pending', w.user);
+      const r = await w.approval.approve(w.user, { proposalUuid: p.uuid });
+      expect(r.proposal).toMatchObject({ status: 'approved', reviewNote: null, reviewedBy: { type: 'user', uuid: w.user.uuid } });
+      const tasks = await em().find(TaskEntity, { where: { proposalUuid: p.uuid } });
+      expect(new Set(tasks.map((t) => t.createdByUuid))).toEqual(new Set([w.user.uuid]));
+    });
+
+    it('row-locks the proposal: a concurrent status change is waited for and then refuses the approval', async () => {
+      const p = await proposalIn(w, 'pending');
+      const other = db.dataSource.createQueryRunner();
+      await other.connect();
+      await other.startTransaction();
+      await other.query('SELECT 1 FROM proposal WHERE uuid = $1 FOR UPDATE', [p.uuid]);
+      const approval = w.approval.approve(w.admin, { proposalUuid: p.uuid }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await other.query(`UPDATE proposal SET status = 'closed' WHERE uuid = $1`, [p.uuid]);
+      await other.commitTransaction();
+      await other.release();
+      expect(await approval).toMatchObject({ code: 'INVALID_STATE', message: 'Proposal is closed; approve requires pending' });
+      expect(await em().count(TaskEntity, { where: { proposalUuid: p.uuid } })).toBe(0);
+      expect(w.h.takeEvents()).toEqual([]);
+    });
+
+    it('rolls back everything when a write fails midway', async () => {
+      const p = await proposalIn(w, 'pending');
+      // A task draft title the task table refuses (over 200 characters) fails the transaction after the documents.
+      const row = (await w.f.proposalRow(p.uuid))!;
+      row.taskDrafts[2].title = 'x'.repeat(201);
+      await em().save(row);
+      const before = await em().count(DocumentEntity);
+      const tasksBefore = await em().count(TaskEntity);
+      w.h.takeEvents();
+      await expect(w.approval.approve(w.admin, { proposalUuid: p.uuid })).rejects.toBeDefined();
+      expect((await w.f.proposalRow(p.uuid))!.status).toBe('pending');
+      expect(await em().count(DocumentEntity)).toBe(before);
+      expect(await em().count(TaskEntity)).toBe(tasksBefore);
+      expect(w.h.takeEvents()).toEqual([]);
+    });
+  });
+
+  describe('revoke: approved → draft', () => {
+    async function approvedWithWork() {
+      const p = await proposalIn(w, 'approved');
+      const tasks = await em().find(TaskEntity, { where: { proposalUuid: p.uuid } });
+      const byTitle = new Map(tasks.map((t) => [t.title, t]));
+      const [ta, tb, tc] = ['Task A', 'Task B', 'Task C'].map((t) => byTitle.get(t)!);
+      // B in progress with an open check-in; C to_verify with marks; an extra task of the proposal already closed.
+      await em().update(TaskEntity, { uuid: tb.uuid }, { status: 'in_progress', assigneeType: 'agent', assigneeUuid: w.pm.uuid, assignedAt: new Date() });
+      const session = await w.f.checkedInSession(w.pm, [tb.uuid]);
+      await em().update(TaskEntity, { uuid: tc.uuid }, { status: 'to_verify', assigneeType: 'agent', assigneeUuid: w.pm.uuid, assignedAt: new Date() });
+      await em().update(
+        AcceptanceCriterionEntity,
+        { taskUuid: tc.uuid },
+        { devStatus: 'passed', devEvidence: 'ok', devMarkedByType: 'agent', devMarkedByUuid: w.pm.uuid, devMarkedAt: new Date(), status: 'passed', evidence: 'seen', markedByType: 'user', markedByUuid: w.user.uuid, markedAt: new Date() },
+      );
+      const alreadyClosed = await w.f.task(w.companyUuid, w.project.uuid, w.pm, { title: 'Old', status: 'closed', proposalUuid: p.uuid });
+      // Outside tasks: X depends on A (edge removed); A depends on Y (kept).
+      const x = await w.f.task(w.companyUuid, w.project.uuid, w.user, { title: 'Outside X' });
+      const y = await w.f.task(w.companyUuid, w.project.uuid, w.user, { title: 'Outside Y' });
+      await w.f.dependency(x.uuid, ta.uuid);
+      await w.f.dependency(ta.uuid, y.uuid);
+      const report = await w.documents.createReport(w.pm, { proposalUuid: p.uuid, title: 'Report', content: 'Done' });
+      const docComment = await w.f.comment(w.companyUuid, 'document', report.uuid, w.user);
+      const docs = await em().find(DocumentEntity, { where: { proposalUuid: p.uuid }, order: { createdAt: 'ASC', uuid: 'ASC' } });
+      w.h.takeEvents();
+      return { p, ta, tb, tc, alreadyClosed, x, y, session, docs, docComment };
+    }
+
+    it('closes the tasks through the transition check, unlinks outside tasks, deletes documents; events per change', async () => {
+      const s = await approvedWithWork();
+      const r = await w.revocation.revoke(w.pm, { proposalUuid: s.p.uuid, reviewNote: 'Wrong approach' });
+
+      expect(r.proposal).toMatchObject({
+        status: 'draft',
+        reviewedBy: { type: 'agent', uuid: w.pm.uuid },
+        reviewNote: 'Wrong approach',
+        reviewedAt: expect.stringMatching(ISO),
+      });
+      const closedOrder = (await em().find(TaskEntity, { where: { uuid: In([s.ta.uuid, s.tb.uuid, s.tc.uuid]) }, order: { createdAt: 'ASC', uuid: 'ASC' } })).map((t) => ({ uuid: t.uuid, title: t.title }));
+      expect(r.closedTasks).toEqual(closedOrder);
+      expect(r.closedTasks.map((t) => t.title)).toEqual(['Task A', 'Task B', 'Task C']);
+      expect(r.deletedDocuments).toEqual(s.docs.map((d) => ({ uuid: d.uuid, title: d.title })));
+      expect(r.deletedDocuments).toHaveLength(3);
+
+      const after = new Map((await em().find(TaskEntity, { where: { uuid: In([s.ta.uuid, s.tb.uuid, s.tc.uuid, s.alreadyClosed.uuid]) } })).map((t) => [t.uuid, t]));
+      expect([s.ta, s.tb, s.tc, s.alreadyClosed].map((t) => after.get(t.uuid)!.status)).toEqual(['closed', 'closed', 'closed', 'closed']);
+      // Closing keeps the assignee (only entering open clears it) and the proposal link.
+      expect(after.get(s.tb.uuid)).toMatchObject({ assigneeUuid: w.pm.uuid, proposalUuid: s.p.uuid });
+      // Leaving to_verify resets every mark.
+      const marks = await w.f.criteria(s.tc.uuid);
+      expect(marks.map((m) => [m.status, m.evidence, m.markedByUuid, m.markedAt, m.devStatus, m.devEvidence, m.devMarkedByUuid, m.devMarkedAt])).toEqual(
+        marks.map(() => ['pending', null, null, null, 'pending', null, null, null]),
+      );
+      // Open check-ins are checked out.
+      const checkin = await em().findOneByOrFail(SessionTaskCheckinEntity, { sessionUuid: s.session.uuid, taskUuid: s.tb.uuid });
+      expect(checkin.checkoutAt).toBeInstanceOf(Date);
+      // Outside edge onto the proposal's task removed; its own outgoing edge and internal edges kept.
+      const edges = (await em().find(TaskDependencyEntity)).map((e) => `${e.taskUuid}->${e.dependsOnUuid}`);
+      expect(edges).not.toContain(`${s.x.uuid}->${s.ta.uuid}`);
+      expect(edges).toContain(`${s.ta.uuid}->${s.y.uuid}`);
+      expect(edges).toContain(`${s.tb.uuid}->${s.ta.uuid}`);
+      expect(edges).toContain(`${s.tc.uuid}->${s.tb.uuid}`);
+      // Documents gone with their comments.
+      expect(await em().count(DocumentEntity, { where: { uuid: In(s.docs.map((d) => d.uuid)) } })).toBe(0);
+      expect(await em().findOneBy(CommentEntity, { uuid: s.docComment.uuid })).toBeNull();
+
+      expect(w.h.takeEvents()).toEqual([
+        ev('proposal', s.p.uuid, 'updated'),
+        ...r.closedTasks.map((t) => ev('task', t.uuid, 'updated')),
+        ev('task', s.x.uuid, 'updated'),
+        ...s.docs.map((d) => ev('document', d.uuid, 'deleted')),
+      ]);
+      expect((await w.f.activities(s.p.uuid)).at(-1)).toMatchObject({ action: 'revoked', value: { reviewNote: 'Wrong approach' } });
+      expect((await w.f.activities(s.tb.uuid)).at(-1)).toMatchObject({ action: 'closed', value: { from: 'in_progress', proposalUuid: s.p.uuid } });
+      expect((await w.f.activities(s.x.uuid)).map((a) => a.action)).toEqual(['dependency_removed']);
+      expect((await w.f.activities(s.alreadyClosed.uuid))).toEqual([]);
+      expect((await w.f.activities(s.docs[2].uuid)).map((a) => a.action)).toEqual(['report_created', 'deleted']);
+    });
+
+    it('lets the proposal be edited, resubmitted and approved again, creating new tasks', async () => {
+      const s = await approvedWithWork();
+      await w.revocation.revoke(w.admin, { proposalUuid: s.p.uuid });
+      await w.proposals.edit(w.pm, { proposalUuid: s.p.uuid, description: 'Second attempt' });
+      await w.proposals.submit(w.pm, { proposalUuid: s.p.uuid });
+      const again = await w.approval.approve(w.admin, { proposalUuid: s.p.uuid });
+      expect(again.materializedTasks.map((t) => t.taskUuid)).not.toContain(s.ta.uuid);
+      expect(await em().count(TaskEntity, { where: { proposalUuid: s.p.uuid, status: 'open' } })).toBe(3);
+      expect(await em().count(TaskEntity, { where: { proposalUuid: s.p.uuid, status: 'closed' } })).toBe(4);
+    });
+
+    it('is open to the creator by identity rule and to users; refuses another agent without proposal:admin, changing nothing', async () => {
+      const s = await approvedWithWork();
+      const statuses = async () => (await em().find(TaskEntity, { where: { proposalUuid: s.p.uuid }, order: { uuid: 'ASC' } })).map((t) => t.status);
+      const before = await statuses();
+      await refusedUnchanged(
+        w,
+        s.p.uuid,
+        () => w.revocation.revoke(w.otherPm, { proposalUuid: s.p.uuid }),
+        'FORBIDDEN',
+        "Only the proposal's creator or a holder of proposal:admin can revoke it",
+      );
+      expect(await statuses()).toEqual(before);
+      expect(await em().count(DocumentEntity, { where: { proposalUuid: s.p.uuid } })).toBe(3);
+      expect(await em().count(TaskDependencyEntity, { where: { taskUuid: s.x.uuid } })).toBe(1);
+      await refusedUnchanged(w, s.p.uuid, () => w.revocation.revoke(w.pm, { proposalUuid: s.p.uuid, reviewNote: 'x'.repeat(2001) }), 'VALIDATION_ERROR');
+
+      // The creator is the pm agent; its owner (a user) may revoke — and so may any user.
+      await expect(w.revocation.revoke(w.user, { proposalUuid: s.p.uuid })).resolves.toMatchObject({ proposal: { status: 'draft', reviewNote: null } });
+
+      const byUser = await proposalIn(w, 'approved', w.user);
+      // The pm agent is owned by the creating user: the creator identity rule matches.
+      await expect(w.revocation.revoke(w.pm, { proposalUuid: byUser.uuid })).resolves.toMatchObject({ proposal: { status: 'draft' } });
+    });
+  });
+});
