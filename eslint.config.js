@@ -13,7 +13,7 @@ const nodeGlobals = Object.fromEntries(
 );
 
 export default defineConfig(
-  { ignores: ['dist/', 'node_modules/', '.data/', '.test-data/', 'coverage/', 'bench/results/'] },
+  { ignores: ['dist/', 'dist-bench/', 'node_modules/', '.data/', '.test-data/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

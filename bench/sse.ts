@@ -51,7 +51,7 @@ class Load {
 
   constructor() {
     this.child = fork(join(here, 'sse-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.child.on('message', (msg: Record<string, any>) => {
+    this.child.on('message', (msg: { frame?: { id: string; last: string }; error?: string }) => {
       if (msg.frame) {
         const cb = this.frames.get(msg.frame.id);
         this.frames.delete(msg.frame.id);
@@ -61,7 +61,7 @@ class Load {
       } else if (this.pending) {
         const p = this.pending;
         this.pending = null;
-        p(msg);
+        p(msg as Record<string, unknown>);
       }
     });
   }

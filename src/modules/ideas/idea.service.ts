@@ -113,9 +113,18 @@ export class IdeaService {
       if (input.parentUuid !== undefined && input.parentUuid !== null) await this.checkParent(em, actor, idea, input.parentUuid);
       const changes: Partial<IdeaEntity> = {};
       const fields: string[] = [];
-      if (title !== undefined && title !== idea.title) (changes.title = title), fields.push('title');
-      if (content !== undefined && content !== idea.content) (changes.content = content), fields.push('content');
-      if (input.isContainer !== undefined && input.isContainer !== idea.isContainer) (changes.isContainer = input.isContainer), fields.push('isContainer');
+      if (title !== undefined && title !== idea.title) {
+        changes.title = title;
+        fields.push('title');
+      }
+      if (content !== undefined && content !== idea.content) {
+        changes.content = content;
+        fields.push('content');
+      }
+      if (input.isContainer !== undefined && input.isContainer !== idea.isContainer) {
+        changes.isContainer = input.isContainer;
+        fields.push('isContainer');
+      }
       const reparent = input.parentUuid !== undefined && input.parentUuid !== idea.parentUuid;
       if (reparent) changes.parentUuid = input.parentUuid ?? null;
       if (!fields.length && !reparent) return this.record(em, actor, idea.uuid);
