@@ -20,6 +20,7 @@ import { requestLogging } from './shared/http/request-logging.middleware.js';
 import { Lifecycle } from './shared/lifecycle.js';
 import { PinoNestLogger } from './shared/logging/logger.js';
 import { MetricsService } from './shared/metrics/metrics.service.js';
+import { setupOpenApi } from './shared/http/openapi.js';
 
 export interface Database {
   dataSource: DataSource;
@@ -108,6 +109,7 @@ export async function startService(
   const express = app.getHttpAdapter().getInstance() as Application;
   express.disable('x-powered-by');
   express.set('etag', false);
+  setupOpenApi(app);
   app.use(requestLogging(logger, metrics));
   app.use(corsMiddleware(config.corsOrigins));
   app.use(jsonBody());
