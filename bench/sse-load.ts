@@ -39,7 +39,8 @@ function open(msg: OpenMsg, onReady: () => void): void {
         buf += chunk;
         let idx: number;
         while ((idx = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, idx);
+          // Blank lines between blocks are legal SSE; skip them.
+          const block = buf.slice(0, idx).replace(/^\n+/, '');
           buf = buf.slice(idx + 2);
           if (!block.startsWith('data: ')) continue;
           const now = process.hrtime.bigint();

@@ -1,87 +1,90 @@
 /**
- * `npm run bench:sse` — our SSE fan-out against a bare node:http SSE server, same load, one run.
- * For N idle streams (one company) it reports memory per connection (RSS delta / N) and, for 50 events, the time
- * from the mutation's commit to the last client's receipt (p50, p99); then the same across two instances over NATS.
- * The last line is one JSON object with every figure and the ratios ours/raw.
+ * `npm run bench:sse` — our SSE fan-out against a bare node:http SSE server, under the same load, in one run.
+ * Each server runs in its own fresh process (bench/sse-target.ts) and a separate load process (bench/sse-load.ts)
+ * holds N idle streams (one company). For N = 1,000 and 10,000 it reports memory per connection (RSS delta / N,
+ * after GC) and, for 50 events, the time from the mutation's commit to the last client's receipt (p50, p99); then
+ * the same with two instances over NATS (mutations on A, streams on B). Last line: one JSON object with every
+ * figure and the ratios ours/raw.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
-import { loadConfig } from '../src/config/config.js';
-import { openDatabase, startService, type RunningService } from '../src/bootstrap.js';
-import { USER_PERMISSIONS, type Actor } from '../src/shared/auth/actor.js';
-import { TransactionRunner } from '../src/shared/database/transaction-runner.js';
-import { freePort } from '../src/shared/database/embedded-postgres.js';
-import { InProcessEventBus } from '../src/shared/event-bus/in-process-event-bus.js';
-import { NatsEventBus } from '../src/shared/event-bus/nats-event-bus.js';
-import type { EventBus } from '../src/shared/event-bus/event-bus.port.js';
-import { MetricsService } from '../src/shared/metrics/metrics.service.js';
-import { IdentityAdminService } from '../src/modules/identity/index.js';
-import { SseHub } from '../src/modules/realtime/index.js';
-import { startRawSseServer } from './raw-sse-server.js';
+import { freePort, startEmbedded } from '../src/shared/database/embedded-postgres.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50);
 const SIZES = (process.env.BENCH_N ?? '1000,10000').split(',').map(Number);
 const here = fileURLToPath(new URL('.', import.meta.url));
-
-const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
 const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
-const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
-async function settledRss(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await sleep(100);
-  }
-  return process.memoryUsage().rss;
-}
+const debug = (m: string): void => {
+  if (process.env.BENCH_DEBUG) console.error(`[bench] ${m}`);
+};
 
-/** The separate load process, driven over IPC. */
-class Load {
-  private readonly child: ChildProcess;
-  private readonly frames = new Map<string, (last: bigint) => void>();
-  private pending: ((msg: Record<string, unknown>) => void) | null = null;
+/** A child process answering one message per request over IPC. */
+class Child {
+  private readonly waiting: Array<(msg: Record<string, unknown>) => void> = [];
+  private readonly onOther: Array<(msg: Record<string, unknown>) => void> = [];
 
-  constructor() {
-    this.child = fork(join(here, 'sse-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.child.on('message', (msg: { frame?: { id: string; last: string }; error?: string }) => {
-      if (msg.frame) {
-        const cb = this.frames.get(msg.frame.id);
-        this.frames.delete(msg.frame.id);
-        cb?.(BigInt(msg.frame.last));
-      } else if (msg.error) {
-        console.error('load error', msg.error);
-      } else if (this.pending) {
-        const p = this.pending;
-        this.pending = null;
-        p(msg as Record<string, unknown>);
-      }
+  constructor(readonly proc: ChildProcess) {
+    proc.on('message', (msg: Record<string, unknown>) => {
+      if ('frame' in msg || 'error' in msg) for (const l of this.onOther) l(msg);
+      else this.waiting.shift()?.(msg);
     });
   }
-  private ask(msg: unknown): Promise<Record<string, unknown>> {
+  static fork(file: string): Child {
+    return new Child(fork(join(here, file), [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  }
+  ask<T = Record<string, unknown>>(msg: unknown): Promise<T> {
     return new Promise((resolve) => {
-      this.pending = resolve;
-      this.child.send(msg as never);
+      this.waiting.push(resolve as (m: Record<string, unknown>) => void);
+      this.proc.send(msg as never);
+    });
+  }
+  listen(l: (msg: Record<string, unknown>) => void): void {
+    this.onOther.push(l);
+  }
+}
+
+/** The separate load process. */
+class Load {
+  private readonly child = Child.fork('sse-load.js');
+  private readonly frames = new Map<string, (last: bigint) => void>();
+  /** Frames that completed before anyone asked (the load's report can overtake the firer's reply). */
+  private readonly early = new Map<string, bigint>();
+  constructor() {
+    this.child.listen((msg) => {
+      const frame = msg.frame as { id: string; last: string } | undefined;
+      if (frame) {
+        const cb = this.frames.get(frame.id);
+        this.frames.delete(frame.id);
+        if (cb) cb(BigInt(frame.last));
+        else this.early.set(frame.id, BigInt(frame.last));
+      } else console.error('load error', msg.error);
     });
   }
   open(url: string, n: number, cookie: string | null) {
-    return this.ask({ open: { url, n, cookie } });
+    return this.child.ask({ open: { url, n, cookie } });
   }
   close() {
-    return this.ask({ close: true });
+    return this.child.ask({ close: true });
   }
+  /** Resolves when every stream has received frame `id`. */
   lastReceipt(id: string): Promise<bigint> {
+    const done = this.early.get(id);
+    if (done !== undefined) {
+      this.early.delete(id);
+      return Promise.resolve(done);
+    }
     return new Promise((resolve) => this.frames.set(id, resolve));
   }
   kill() {
-    this.child.kill();
+    this.child.proc.kill();
   }
 }
 
@@ -92,172 +95,85 @@ interface Phase {
   p99ms: number;
 }
 
-async function measure(
-  load: Load,
-  n: number,
-  url: string,
-  cookie: string | null,
-  connected: () => number | Promise<number>,
-  fire: () => Promise<{ id: string; t0: () => bigint }>,
-): Promise<Phase> {
-  const before = await settledRss();
+/** `holder` owns the streams (memory, size); `firer` performs the mutations (the same process, except across NATS). */
+async function measure(load: Load, n: number, url: string, cookie: string | null, holder: Child, firer: Child): Promise<Phase> {
+  const m0 = await holder.ask<{ rss: number; heap: number; external: number }>({ rss: true });
+  const before = m0.rss;
+  debug(`opening ${n} streams to ${url}`);
   await load.open(url, n, cookie);
-  while ((await connected()) < n) await sleep(20);
-  const after = await settledRss();
+  while ((await holder.ask<{ size: number }>({ size: true })).size < n) await sleep(20);
+  const m1 = await holder.ask<{ rss: number; heap: number; external: number }>({ rss: true });
+  const after = m1.rss;
+  debug(`per connection: rss ${round((m1.rss - m0.rss) / n / 1024)} KiB, heap ${round((m1.heap - m0.heap) / n / 1024)} KiB, external ${round((m1.external - m0.external) / n / 1024)} KiB`);
   const lat: number[] = [];
   for (let i = 0; i < EVENTS; i++) {
-    const { id, t0 } = await fire();
-    // Subscribe before the event can arrive: fire() only returns its id once published, so wait via the map.
-    const last = await load.lastReceipt(id);
-    lat.push(Number(last - t0()) / 1e6);
+    const fired = await firer.ask<{ fired: { id: string; t0: string } }>({ fire: true });
+    const last = await Promise.race([load.lastReceipt(fired.fired.id), sleep(30000).then(() => -1n)]);
+    if (last < 0n) throw new Error(`event ${fired.fired.id} did not reach all ${n} streams`);
+    lat.push(Number(last - BigInt(fired.fired.t0)) / 1e6);
     await sleep(20);
   }
   await load.close();
-  while ((await connected()) > 0) await sleep(20);
+  while ((await holder.ask<{ size: number }>({ size: true })).size > 0) await sleep(20);
   return { n, memPerConnKiB: round((after - before) / n / 1024), p50ms: round(pct(lat, 50)), p99ms: round(pct(lat, 99)) };
 }
 
-async function seed(svc: RunningService): Promise<{ cookie: string; actor: Actor; companyUuid: string }> {
-  const admin = svc.app.get(IdentityAdminService);
-  const company = await admin.createCompany('Bench');
-  const email = `bench-${randomUUID()}@example.test`;
-  const user = await admin.createUser({ companyUuid: company.uuid, email, name: 'Bench', password: 'bench-password' });
-  const res = await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'bench-password' }) });
-  const cookie = /svc_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')![0];
-  return {
-    cookie,
-    companyUuid: company.uuid,
-    actor: { type: 'user', uuid: user.uuid, companyUuid: company.uuid, name: 'Bench', ownerUuid: null, permissions: USER_PERMISSIONS },
-  };
+async function target(start: Record<string, unknown>): Promise<{ child: Child; url: string; cookie: string | null; login?: unknown }> {
+  const child = Child.fork('sse-target.js');
+  const { ready } = await child.ask<{ ready: { url: string; cookie: string | null; login?: unknown } }>({ start });
+  return { child, ...ready };
 }
 
-/** A real mutation: one transaction that writes a row and, after commit, publishes one change event. */
-function mutator(svc: RunningService, actor: Actor, commits: Map<string, bigint>) {
-  const runner = svc.app.get(TransactionRunner);
-  const projectUuid = randomUUID();
-  return async () => {
-    const id = randomUUID();
-    await runner.run(actor, async (tx) => {
-      await tx.manager.query(`UPDATE company SET updated_at = now() WHERE uuid = $1`, [actor.companyUuid]);
-      tx.change('task', id, projectUuid, 'updated');
-    });
-    return { id, t0: () => commits.get(id)! };
-  };
-}
-
-/** Records the commit time: the first bus listener runs right after commit, before any stream is written. */
-function commitClock(bus: EventBus): Map<string, bigint> {
-  const commits = new Map<string, bigint>();
-  bus.subscribe('change', (e) => commits.set(e.entityUuid, process.hrtime.bigint()));
-  return commits;
-}
-
-async function waitReady(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${url}/health/ready`)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`${url} did not become ready`);
+async function stop(c: Child): Promise<void> {
+  await c.ask({ stop: true });
 }
 
 async function main(): Promise<void> {
-  const logger = pino({ level: 'warn' });
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const baseConfig = loadConfig({ PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) });
-  const database = await openDatabase(baseConfig, logger);
-  const dbUrl = baseConfig.databaseUrl ?? database.embedded!.url;
+  let databaseUrl = process.env.DATABASE_URL;
+  let embedded: { stop(): Promise<void> } | null = null;
+  if (!databaseUrl) {
+    const e = await startEmbedded(mkdtempSync(join(tmpdir(), 'svc-bench-')));
+    embedded = e;
+    databaseUrl = e.url;
+  }
   const load = new Load();
-  const results: Record<string, unknown> = { events: EVENTS, node: process.version };
-
-  // 1. Ours, in-process bus.
-  const bus = new InProcessEventBus();
-  const commits = commitClock(bus);
-  const svc = await startService(baseConfig, logger, { database, bus });
-  const { cookie, actor } = await seed(svc);
-  const hub = svc.app.get(SseHub);
-  const fire = mutator(svc, actor, commits);
+  const results: Record<string, unknown> = { events: EVENTS, node: process.version, sizes: SIZES };
   const ours: Phase[] = [];
-  for (const n of SIZES) {
-    ours.push(await measure(load, n, `${svc.url}/api/events`, cookie, () => hub.size, fire));
-    console.log('ours', ours.at(-1));
-  }
+  const raws: Phase[] = [];
+  const cross: Phase[] = [];
 
-  // 2. Raw node:http baseline.
-  const raw = await startRawSseServer();
-  const rawPhases: Phase[] = [];
-  for (const n of SIZES) {
-    let t0 = 0n;
-    rawPhases.push(
-      await measure(load, n, raw.url, null, raw.size, async () => {
-        const id = randomUUID();
-        const frame = `data: ${JSON.stringify({ companyUuid: actor.companyUuid, projectUuid: id, entityType: 'task', entityUuid: id, action: 'updated' })}\n\n`;
-        t0 = process.hrtime.bigint();
-        raw.publish(frame);
-        return { id, t0: () => t0 };
-      }),
-    );
-    console.log('raw', rawPhases.at(-1));
-  }
-  await raw.close();
+  const o = await target({ mode: 'ours', databaseUrl });
+  for (const n of SIZES) ours.push(await measure(load, n, o.url, o.cookie, o.child, o.child));
+  await stop(o.child);
+  console.log('ours', JSON.stringify(ours));
 
-  // 3. Two instances over NATS: mutations on A (in-process), streams on B (a separate process).
+  const r = await target({ mode: 'raw' });
+  for (const n of SIZES) raws.push(await measure(load, n, r.url, null, r.child, r.child));
+  await stop(r.child);
+  console.log('raw ', JSON.stringify(raws));
+
   const natsPort = await freePort();
   const nats = spawn(process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server', ['-a', '127.0.0.1', '-p', String(natsPort)], { stdio: 'ignore' });
-  const natsUrl = `nats://127.0.0.1:${natsPort}`;
   await sleep(500);
-  const natsBus = new NatsEventBus(natsUrl, 'bench', logger, new MetricsService());
-  const natsCommits = commitClock(natsBus);
-  natsBus.start();
-  await natsBus.waitUntilUp(5000);
-  const a = await startService(loadConfig({ PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: dbUrl, NATS_URL: natsUrl, BUS_SUBJECT_PREFIX: 'bench' }), logger, { bus: natsBus });
-  const bPort = await freePort();
-  const b = spawn(process.execPath, [join(here, '../src/main.js')], {
-    env: { ...process.env, PORT: String(bPort), LOG_LEVEL: 'warn', DATABASE_URL: dbUrl, NATS_URL: natsUrl, BUS_SUBJECT_PREFIX: 'bench' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const bUrl = `http://127.0.0.1:${bPort}`;
-  await waitReady(bUrl);
-  const fireA = mutator(a, actor, natsCommits);
-  const bConnected = async (): Promise<number> => {
-    const text = await (await fetch(`${bUrl}/metrics`)).text();
-    return Number(/svc_sse_connections\{stream="changes"\} (\d+)/.exec(text)?.[1] ?? 0);
-  };
-  const crossPhases: Phase[] = [];
-  for (const n of SIZES) {
-    const phase = await measure(
-      load,
-      n,
-      `${bUrl}/api/events`,
-      cookie,
-      bConnected,
-      fireA,
-    );
-    crossPhases.push(phase);
-    console.log('cross-instance', phase);
-  }
-  b.kill('SIGTERM');
-  await a.stop();
-  await natsBus.close();
+  const natsUrl = `nats://127.0.0.1:${natsPort}`;
+  const a = await target({ mode: 'ours', databaseUrl, natsUrl });
+  const b = await target({ mode: 'ours', databaseUrl, natsUrl, login: a.login });
+  for (const n of SIZES) cross.push(await measure(load, n, b.url, b.cookie, b.child, a.child));
+  await stop(a.child);
+  await stop(b.child);
   nats.kill('SIGKILL');
-  await svc.stop();
-  await database.close();
-  load.kill();
+  console.log('nats', JSON.stringify(cross));
 
-  const at = (phases: Phase[], n: number) => phases.find((p) => p.n === n)!;
+  load.kill();
+  await embedded?.stop();
   for (const n of SIZES) {
-    const o = at(ours, n);
-    const r = at(rawPhases, n);
-    const c = at(crossPhases, n);
+    const [po, pr, pc] = [ours, raws, cross].map((list) => list.find((p) => p.n === n)!);
     results[`n${n}`] = {
-      ours: o,
-      raw: r,
-      crossInstance: c,
-      ratios: { memPerConn: round(o.memPerConnKiB / r.memPerConnKiB), p50: round(o.p50ms / r.p50ms), p99: round(o.p99ms / r.p99ms) },
-      crossInstanceExtraP99ms: round(c.p99ms - o.p99ms),
+      ours: po,
+      raw: pr,
+      crossInstance: pc,
+      ratios: { memPerConn: round(po.memPerConnKiB / pr.memPerConnKiB), p50: round(po.p50ms / pr.p50ms), p99: round(po.p99ms / pr.p99ms) },
+      crossInstanceExtraP99ms: round(pc.p99ms - po.p99ms),
     };
   }
   console.log(JSON.stringify(results));

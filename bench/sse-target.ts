@@ -1,0 +1,106 @@
+/**
+ * One server under test for bench/sse.ts, in its own fresh process so its memory is its own.
+ * Modes: `ours` (the service; with NATS_URL set it uses the NATS bus) or `raw` (bench/raw-sse-server.ts).
+ * IPC: {start} → {ready: {url, cookie}}; {rss} → {rss} (after GC); {size} → {size}; {fire} → {fired: {id, t0}}
+ * where t0 is the commit time (ours: first bus listener, right after commit) or the publish time (raw).
+ */
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config/config.js';
+import { startService, type RunningService } from '../src/bootstrap.js';
+import { USER_PERMISSIONS, type Actor } from '../src/shared/auth/actor.js';
+import { TransactionRunner } from '../src/shared/database/transaction-runner.js';
+import { InProcessEventBus } from '../src/shared/event-bus/in-process-event-bus.js';
+import { NatsEventBus } from '../src/shared/event-bus/nats-event-bus.js';
+import type { EventBus } from '../src/shared/event-bus/event-bus.port.js';
+import { MetricsService } from '../src/shared/metrics/metrics.service.js';
+import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { SseHub } from '../src/modules/realtime/index.js';
+import { startRawSseServer, type RawSseServer } from './raw-sse-server.js';
+
+const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const send = (msg: unknown): void => void process.send!(msg as never);
+
+interface StartMsg {
+  mode: 'ours' | 'raw';
+  databaseUrl?: string;
+  natsUrl?: string;
+  /** Seed a user (A) or log in as the given one (B shares A's database). */
+  login?: { email: string; password: string };
+}
+
+let svc: RunningService | null = null;
+let raw: RawSseServer | null = null;
+let actor: Actor | null = null;
+const commits = new Map<string, bigint>();
+
+async function start(msg: StartMsg): Promise<{ url: string; cookie: string | null; login?: { email: string; password: string } }> {
+  if (msg.mode === 'raw') {
+    raw = await startRawSseServer();
+    return { url: raw.url, cookie: null };
+  }
+  const logger = pino({ level: 'warn' });
+  const bus: EventBus = msg.natsUrl ? new NatsEventBus(msg.natsUrl, 'bench', logger, new MetricsService()) : new InProcessEventBus();
+  // Registered before the service's own listeners: it runs right after commit, before any stream is written.
+  bus.subscribe('change', (e) => commits.set(e.entityUuid, process.hrtime.bigint()));
+  if (bus instanceof NatsEventBus) {
+    bus.start();
+    await bus.waitUntilUp(5000);
+  }
+  svc = await startService(loadConfig({ PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: msg.databaseUrl, ...(msg.natsUrl ? { NATS_URL: msg.natsUrl, BUS_SUBJECT_PREFIX: 'bench' } : {}) }), logger, { bus });
+  let login = msg.login;
+  if (!login) {
+    const admin = svc.app.get(IdentityAdminService);
+    const company = await admin.createCompany('Bench');
+    login = { email: `bench-${randomUUID()}@example.test`, password: 'bench-password' };
+    const user = await admin.createUser({ companyUuid: company.uuid, email: login.email, name: 'Bench', password: login.password });
+    actor = { type: 'user', uuid: user.uuid, companyUuid: company.uuid, name: 'Bench', ownerUuid: null, permissions: USER_PERMISSIONS };
+  }
+  const res = await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(login) });
+  const cookie = /svc_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')![0];
+  return { url: `${svc.url}/api/events`, cookie, login };
+}
+
+const projectUuid = randomUUID();
+
+/** A real mutation: one transaction writing a row; its change event is published after commit. */
+async function fire(): Promise<{ id: string; t0: string }> {
+  const id = randomUUID();
+  if (raw) {
+    const frame = `data: ${JSON.stringify({ companyUuid: projectUuid, projectUuid, entityType: 'task', entityUuid: id, action: 'updated' })}\n\n`;
+    const t0 = process.hrtime.bigint();
+    raw.publish(frame);
+    return { id, t0: t0.toString() };
+  }
+  const runner = svc!.app.get(TransactionRunner);
+  await runner.run(actor!, async (tx) => {
+    await tx.manager.query(`UPDATE company SET updated_at = now() WHERE uuid = $1`, [actor!.companyUuid]);
+    tx.change('task', id, projectUuid, 'updated');
+  });
+  return { id, t0: commits.get(id)!.toString() };
+}
+
+process.on('message', (msg: { start?: StartMsg; rss?: true; size?: true; fire?: true; stop?: true }) => {
+  void (async () => {
+    if (msg.start) send({ ready: await start(msg.start) });
+    else if (msg.rss) {
+      for (let i = 0; i < 3; i++) {
+        gc();
+        await sleep(100);
+      }
+      const m = process.memoryUsage();
+      send({ rss: m.rss, heap: m.heapUsed, external: m.external + m.arrayBuffers });
+    } else if (msg.size) send({ size: raw ? raw.size() : svc!.app.get(SseHub).size });
+    else if (msg.fire) send({ fired: await fire() });
+    else if (msg.stop) {
+      await raw?.close();
+      await svc?.stop();
+      send({ stopped: true });
+      process.exit(0);
+    }
+  })().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+});
