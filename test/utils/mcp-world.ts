@@ -79,7 +79,7 @@ export async function createMcpWorld(): Promise<McpWorld> {
     return out;
   };
 
-  const call = async <T>(who: McpAgent, name: string, args: Record<string, unknown> = {}) => callTool<T>(who.client, name, args);
+  const call = <T>(who: McpAgent, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: T }> => callTool<T>(who.client, name, args);
 
   return {
     app,
@@ -95,8 +95,8 @@ export async function createMcpWorld(): Promise<McpWorld> {
     events,
     takeEvents,
     call,
-    ok: async (who, name, args = {}) => {
-      const res = await call(who, name, args);
+    ok: async <T>(who: McpAgent, name: string, args: Record<string, unknown> = {}): Promise<T> => {
+      const res = await call<T>(who, name, args);
       if (res.isError) throw new Error(`${name} refused: ${JSON.stringify(res.data)}`);
       return res.data;
     },
