@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthGuard } from './shared/auth/auth.guard.js';
 import { CoreModule, type CoreOptions } from './shared/core.module.js';
+import { AssignmentsModule } from './modules/assignments/index.js';
 import { CollaborationModule } from './modules/collaboration/index.js';
 import { HealthModule } from './modules/health/index.js';
 import { IdentityModule } from './modules/identity/index.js';
@@ -31,6 +32,7 @@ export class AppModule {
         ProposalsModule,
         DocumentsModule,
         RealtimeModule,
+        AssignmentsModule,
         ToolsModule,
       ],
       // The guard resolves credentials through the identity module's CredentialResolver.

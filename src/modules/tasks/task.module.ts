@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
+import { TaskAdminTools } from './task-admin.tools.js';
 import { TaskTrackerService } from './task-tracker.service.js';
 import { TaskService } from './task.service.js';
+import { TaskTools } from './task.tools.js';
 
 @Module({
-  providers: [TaskService, TaskTrackerService],
+  providers: [TaskService, TaskTrackerService, TaskTools, TaskAdminTools],
   exports: [TaskService, TaskTrackerService],
 })
 export class TaskModule {}

@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { IdeaTrackerService, type IdeaTracker } from '../ideas/index.js';
+import { TaskTrackerService, type TaskTracker } from '../tasks/index.js';
+import { empty, Tool, type ToolContext } from '../tools/index.js';
+import { resolveProjectScope } from './project-scope.js';
+
+/**
+ * svc_get_my_assignments (tools.md §3): both trackers inside the scope of the request's headers. It lives in its
+ * own module because it spans ideas and tasks, and the tools module cannot import those: their tool providers
+ * import the tools module (an import cycle).
+ */
+@Injectable()
+export class AssignmentTools {
+  constructor(
+    private readonly db: DataSource,
+    private readonly ideas: IdeaTrackerService,
+    private readonly tasks: TaskTrackerService,
+  ) {}
+
+  @Tool({
+    name: 'svc_get_my_assignments',
+    title: 'Get my assignments',
+    hint: 'R',
+    description:
+      'Returns your ideas and your unfinished tasks grouped by project, limited by the scoping headers. Open a task with svc_get_task or find new work with svc_get_available_tasks.',
+    input: empty,
+  })
+  async myAssignments(_args: Record<string, never>, ctx: ToolContext): Promise<{ ideaTracker: IdeaTracker; taskTracker: TaskTracker }> {
+    const projectScope = await resolveProjectScope(this.db.manager, ctx.actor.companyUuid, ctx.headers);
+    const ideaTracker = await this.ideas.tracker(ctx.actor, { projectScope });
+    const taskTracker = await this.tasks.tracker(ctx.actor, projectScope);
+    return { ideaTracker, taskTracker };
+  }
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import { IdeaService } from '../../src/modules/ideas/index.js';
+import { TaskTrackerService } from '../../src/modules/tasks/index.js';
+import { RESULT_CAP_BYTES } from '../../src/modules/tools/tool-result.js';
+import { McpWorld, sortedKeys, type McpAgent } from '../factories/mcp-world.factory.js';
+import { userActor } from '../utils/harness.js';
+
+/** svc_get_my_assignments (tools.md §2, §3) through the official SDK client, with the scoping headers. */
+describe('svc_get_my_assignments (e2e)', () => {
+  let w: McpWorld;
+  let ideas: IdeaService;
+  let me: McpAgent;
+  let myOwner: Actor;
+  // Group g1 holds p1 and p2, p3 is ungrouped, g2 is empty; fg/fp belong to the foreign company.
+  let g1: string;
+  let g2: string;
+  let p1: string;
+  let p2: string;
+  let p3: string;
+  let fg: string;
+  let fp: string;
+  const mine: Record<string, string> = {};
+
+  const scoped = (headers: Record<string, string>): Promise<Client> => w.client(me.key, headers);
+  const assignments = async (client: Client | McpAgent): Promise<any> => {
+    const res = await w.call(client, 'svc_get_my_assignments');
+    expect(res.isError).toBe(false);
+    return res.data;
+  };
+  const projectsOf = (r: { ideaTracker: object; taskTracker: object }) => ({ ideas: Object.keys(r.ideaTracker), tasks: Object.keys(r.taskTracker) });
+
+  beforeAll(async () => {
+    w = await McpWorld.start();
+    ideas = w.app.get(IdeaService);
+    const u = await w.ids.user(w.companyUuid, { name: 'My owner' });
+    myOwner = userActor(u);
+    me = await w.agent(w.companyUuid, u.uuid, 'pm_agent', 'Me');
+    g1 = (await w.groups.create(w.owner, { name: 'G1' })).uuid;
+    g2 = (await w.groups.create(w.owner, { name: 'G2' })).uuid;
+    p1 = await w.project(w.owner, g1);
+    p2 = await w.project(w.owner, g1);
+    p3 = await w.project(w.owner);
+    fg = (await w.groups.create(w.foreign.owner, { name: 'FG' })).uuid;
+    fp = await w.project(w.foreign.owner, fg);
+
+    // Ideas: mine in p1 and p3 (one through my owner), someone else's in p2.
+    const idea = async (project: string, assignee: Actor, title: string): Promise<string> => {
+      const created = await ideas.create(w.owner, { projectUuid: project, title });
+      await ideas.claim(assignee, { ideaUuid: created.uuid });
+      return created.uuid;
+    };
+    mine.ideaP1 = await idea(p1, me.actor, 'Idea p1');
+    mine.ideaP3 = await idea(p3, myOwner, 'Idea p3 (owner)');
+    await idea(p2, w.dev.actor, 'Not mine');
+
+    // Tasks: mine in every project of company A, plus finished and other people's ones that must not show.
+    const task = async (project: string, assignee: Actor, title: string, priority: 'low' | 'medium' | 'high' = 'medium'): Promise<string> => {
+      const uuid = await w.task({ title, priority }, project);
+      await w.taskService.claim(assignee, { taskUuid: uuid });
+      return uuid;
+    };
+    mine.p1low = await task(p1, me.actor, 'p1 low', 'low');
+    mine.p1high = await task(p1, me.actor, 'p1 high', 'high');
+    mine.p1high2 = await task(p1, myOwner, 'p1 high later (owner)', 'high');
+    mine.p2 = await task(p2, me.actor, 'p2');
+    mine.p3 = await task(p3, me.actor, 'p3');
+    const done = await task(p3, me.actor, 'p3 done');
+    await w.taskService.close(w.owner, { taskUuid: done });
+    await task(p2, w.dev.actor, 'dev task');
+    w.takeEvents();
+  }, 60_000);
+  afterAll(() => w.close());
+
+  it('returns both trackers across every project without headers, shaped and ordered per tools.md §3', async () => {
+    const r = await assignments(me);
+    expect(sortedKeys(r)).toEqual(['ideaTracker', 'taskTracker']);
+    // Keys follow each project's first row: ideas by latest update, tasks by priority then latest assignment.
+    expect(Object.keys(r.ideaTracker)).toEqual([p3, p1]);
+    expect(Object.keys(r.taskTracker)).toEqual([p1, p3, p2]);
+    expect(r.taskTracker[p1].name).toEqual(expect.stringMatching(/^Project /));
+    expect(r.taskTracker[p1].tasks.map((t: { uuid: string }) => t.uuid)).toEqual([mine.p1high2, mine.p1high, mine.p1low]);
+    expect(r.taskTracker[p3].tasks.map((t: { uuid: string }) => t.uuid)).toEqual([mine.p3]);
+    const row = r.taskTracker[p2].tasks[0];
+    expect(row).toEqual({ uuid: mine.p2, title: 'p2', status: 'assigned', priority: 'medium', assignedAt: expect.any(String), acceptance: { passed: 0, total: 3 } });
+    expect(r.ideaTracker[p1].ideas).toEqual([
+      {
+        uuid: mine.ideaP1,
+        title: 'Idea p1',
+        status: 'elaborating',
+        derivedStatus: expect.any(String),
+        elaborationStatus: null,
+        proposalCount: 0,
+        taskCount: 0,
+        updatedAt: expect.any(String),
+      },
+    ]);
+    expect(r.ideaTracker[p3].ideas.map((i: { uuid: string }) => i.uuid)).toEqual([mine.ideaP3]);
+    expect(r.truncated).toBeUndefined();
+    expect(w.takeEvents()).toEqual([]);
+  });
+
+  it('scopes to the projects of a group, and the group header wins over the project header', async () => {
+    expect(projectsOf(await assignments(await scoped({ 'X-Service-Project-Group': g1 })))).toEqual({ ideas: [p1], tasks: [p1, p2] });
+    expect(projectsOf(await assignments(await scoped({ 'X-Service-Project-Group': ` ${g1.toUpperCase()} `, 'X-Service-Project': p3 })))).toEqual({ ideas: [p1], tasks: [p1, p2] });
+  });
+
+  it('gives an empty scope for an empty, unknown, foreign or malformed group, never all projects', async () => {
+    for (const group of [g2, randomUUID(), fg, 'not-a-group']) {
+      expect(await assignments(await scoped({ 'X-Service-Project-Group': group, 'X-Service-Project': p3 }))).toEqual({ ideaTracker: {}, taskTracker: {} });
+    }
+  });
+
+  it('scopes to a project list, ignoring blanks, junk, foreign and unknown projects', async () => {
+    expect(projectsOf(await assignments(await scoped({ 'X-Service-Project': p3 })))).toEqual({ ideas: [p3], tasks: [p3] });
+    const messy = ` ${p3} ,, junk , ${fp}, ${randomUUID()} ,${p2.toUpperCase()}`;
+    expect(projectsOf(await assignments(await scoped({ 'X-Service-Project': messy })))).toEqual({ ideas: [p3], tasks: [p3, p2] });
+    // A blank group header does not count: the project list decides.
+    expect(projectsOf(await assignments(await scoped({ 'X-Service-Project-Group': '  ', 'X-Service-Project': p2 })))).toEqual({ ideas: [], tasks: [p2] });
+    for (const list of ['junk, nope', `${fp}`, `${randomUUID()},`]) {
+      expect(await assignments(await scoped({ 'X-Service-Project': list }))).toEqual({ ideaTracker: {}, taskTracker: {} });
+    }
+  });
+
+  it('treats blank headers as no scope', async () => {
+    const all = projectsOf(await assignments(me));
+    expect(all).toEqual({ ideas: [p3, p1], tasks: [p1, p3, p2] });
+    expect(projectsOf(await assignments(await scoped({ 'X-Service-Project-Group': ' ', 'X-Service-Project': '  ' })))).toEqual(all);
+  });
+
+  it('refuses arguments (it takes none)', async () => {
+    const err = await w.refused(me, 'svc_get_my_assignments', { projectUuid: p1 }, 'VALIDATION_ERROR', 'Invalid arguments');
+    expect(err.details).toEqual([{ path: '', message: expect.stringContaining('projectUuid') }]);
+  });
+
+  it('cuts the task tracker from its tail above 64 KiB, keeping the ideas', async () => {
+    const busy = await w.agent(w.companyUuid, w.ownerUser.uuid, 'pm_agent', 'Busy');
+    const created = await ideas.create(w.owner, { projectUuid: p1, title: 'Busy idea' });
+    await ideas.claim(busy.actor, { ideaUuid: created.uuid });
+    const title = (i: number): string => `${String(i).padStart(3, '0')}${'€'.repeat(197)}`;
+    for (const [project, offset] of [
+      [p1, 0],
+      [p3, 50],
+    ] as const) {
+      const { tasks } = await w.taskService.createTasks(w.owner, {
+        projectUuid: project,
+        tasks: Array.from({ length: 50 }, (_, i) => ({ title: title(offset + i), acceptanceCriteriaItems: [{ description: 'x' }] })),
+      });
+      for (const t of tasks) await w.taskService.claim(busy.actor, { taskUuid: t.uuid });
+    }
+    w.takeEvents();
+    const res = (await busy.client.callTool({ name: 'svc_get_my_assignments', arguments: {} })) as { content: Array<{ text: string }> };
+    const text = res.content[0].text;
+    expect(Buffer.byteLength(text, 'utf8')).toBeLessThanOrEqual(RESULT_CAP_BYTES);
+    const out = JSON.parse(text);
+    expect(out.truncated).toBe(true);
+    expect(out.ideaTracker[p1].ideas.map((i: { uuid: string }) => i.uuid)).toEqual([created.uuid]);
+    const full = await w.app.get(TaskTrackerService).tracker(busy.actor, null);
+    const flat = (tracker: Record<string, { tasks: Array<{ uuid: string }> }>): string[] => Object.values(tracker).flatMap((p) => p.tasks.map((t) => t.uuid));
+    const kept = flat(out.taskTracker);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(100);
+    expect(kept).toEqual(flat(full).slice(0, kept.length));
+  });
+});
