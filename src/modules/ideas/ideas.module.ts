@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
+import { ElaborationController } from './elaboration.controller.js';
 import { ElaborationService } from './elaboration.service.js';
 import { IdeaTrackerService } from './idea-tracker.service.js';
+import { IdeaController } from './idea.controller.js';
 import { IdeaService } from './idea.service.js';
 
 @Module({
+  controllers: [IdeaController, ElaborationController],
   providers: [IdeaService, ElaborationService, IdeaTrackerService],
   exports: [IdeaService, ElaborationService, IdeaTrackerService],
 })

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TaskModule } from '../tasks/index.js';
+import { SessionController } from './session.controller.js';
 import { SessionService } from './session.service.js';
 
 @Module({
   imports: [TaskModule],
+  controllers: [SessionController],
   providers: [SessionService],
   exports: [SessionService],
 })
