@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../src/shared/auth/actor.js';
+import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { DomainFactory } from '../factories/domain.factory.js';
@@ -74,6 +75,8 @@ export interface RestWorld {
   anon: HttpClient;
   identity: IdentityFactory;
   seed: DomainFactory;
+  /** The seeding runner (its events go to a harness bus, never to the app's streams). */
+  runner: TransactionRunner;
   /** Another logged-in user of company A. */
   colleague(): Promise<Tenant>;
 }
@@ -89,13 +92,15 @@ export async function createRestWorld(): Promise<RestWorld> {
   };
   const a = await tenant((await identity.company()).uuid);
   const b = await tenant((await identity.company()).uuid);
+  const runner = createHarness(app.db.dataSource).runner;
   return {
     app,
     a,
     b,
     anon: new HttpClient(app.url),
     identity,
-    seed: new DomainFactory(app.db.dataSource, createHarness(app.db.dataSource).runner),
+    seed: new DomainFactory(app.db.dataSource, runner),
+    runner,
     colleague: () => tenant(a.companyUuid),
   };
 }
