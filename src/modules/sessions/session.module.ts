@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TaskModule } from '../tasks/index.js';
+import { SessionController } from './session.controller.js';
 import { SessionService } from './session.service.js';
 import { SessionTools } from './session.tools.js';
 
 @Module({
   imports: [TaskModule],
+  controllers: [SessionController],
   providers: [SessionService, SessionTools],
   exports: [SessionService],
 })

@@ -1,0 +1,38 @@
+import { Body, Controller, Delete, Param, Patch, Post } from '@nestjs/common';
+import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Actor } from '../../shared/auth/actor.js';
+import { CurrentActor } from '../../shared/auth/decorators.js';
+import { ApiRoute } from '../../shared/http/api-docs.js';
+import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
+import { AddReferenceDto, UpdateReferenceDto } from './dto/collaboration.dto.js';
+import { ReferenceService } from './reference.service.js';
+
+const referenceUuid = new UuidParamPipe('Reference');
+
+/** platform.md §9 references: every write publishes `<targetType> updated` of the target. */
+@ApiTags('references')
+@ApiCookieAuth('session')
+@Controller('api/references')
+export class ReferenceController {
+  constructor(private readonly references: ReferenceService) {}
+
+  @Post()
+  @ApiRoute({ created: true, summary: 'Attach an external link to an idea, proposal or task (never fetched)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  add(@CurrentActor() actor: Actor, @Body() body: AddReferenceDto) {
+    return this.references.add(actor, body);
+  }
+
+  @Patch(':uuid')
+  @ApiRoute({ summary: "Change a reference's type, URL, title or notes (null clears the notes)", errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  @ApiParam({ name: 'uuid', format: 'uuid' })
+  update(@CurrentActor() actor: Actor, @Param('uuid', referenceUuid) uuid: string, @Body() body: UpdateReferenceDto) {
+    return this.references.update(actor, { ...body, referenceUuid: uuid });
+  }
+
+  @Delete(':uuid')
+  @ApiRoute({ summary: 'Delete a reference', errors: ['NOT_FOUND'] })
+  @ApiParam({ name: 'uuid', format: 'uuid' })
+  remove(@CurrentActor() actor: Actor, @Param('uuid', referenceUuid) uuid: string) {
+    return this.references.remove(actor, { referenceUuid: uuid });
+  }
+}
