@@ -112,7 +112,10 @@ describe('REST projects and project groups (e2e)', () => {
       expectValidation(await w.a.http.get('/api/projects?pageSize=500'), 'pageSize');
       expectValidation(await w.a.http.get('/api/projects?page=0'), 'page');
       expectValidation(await w.a.http.get('/api/projects?page=x'), 'page');
-      expectValidation(await w.a.http.get('/api/projects?sort=name'), 'sort');
+      // Unknown query parameters (cache-busters, tracking) are ignored, never refused.
+      const extra = await w.a.http.get('/api/projects?sort=name&_=123');
+      expect(extra.status).toBe(200);
+      expect(extra.body.data.total).toBe(uuids.length);
     });
 
     it('gets a project; missing, foreign and malformed uuids are 404 "Project not found"', async () => {

@@ -1,10 +1,10 @@
-import { ValidationPipe, type ValidationError as ClassValidatorError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError as ClassValidatorError } from '@nestjs/common';
 import { ValidationError, type FieldIssue } from '../errors/app-error.js';
 
 function flatten(errors: ClassValidatorError[], prefix = ''): FieldIssue[] {
   const out: FieldIssue[] = [];
   for (const e of errors) {
-    const field = prefix ? `${prefix}.${e.property}` : e.property;
+    const field = e.property ? (prefix ? `${prefix}.${e.property}` : e.property) : prefix;
     for (const msg of Object.values(e.constraints ?? {})) {
       // class-validator messages start with the property name; the field already says it.
       const message = msg.startsWith(`property ${e.property} `)
@@ -19,14 +19,31 @@ function flatten(errors: ClassValidatorError[], prefix = ''): FieldIssue[] {
   return out;
 }
 
-/** The global REST pipe: whitelist, reject unknown fields, transform, and VALIDATION_ERROR with dotted `details`. */
+const options = (forbidUnknown: boolean) => ({
+  whitelist: true,
+  forbidNonWhitelisted: forbidUnknown,
+  transform: true,
+  transformOptions: { enableImplicitConversion: false },
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors: ClassValidatorError[]) => new ValidationError('Invalid input', flatten(errors)),
+});
+
+/**
+ * The global REST pipe: whitelist, transform, VALIDATION_ERROR with dotted `details`. Unknown body fields are
+ * refused; unknown query parameters are dropped (cache-busters and tracking parameters must not break a page).
+ */
+class RestValidationPipe extends ValidationPipe {
+  private readonly queryPipe = new ValidationPipe(options(false));
+
+  constructor() {
+    super(options(true));
+  }
+
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    return metadata.type === 'query' ? this.queryPipe.transform(value, metadata) : super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new ValidationError('Invalid input', flatten(errors)),
-  });
+  return new RestValidationPipe();
 }
