@@ -1,0 +1,75 @@
+import { Body, Controller, Delete, Param, Patch, Post } from '@nestjs/common';
+import type { Actor } from '../../shared/auth/actor.js';
+import { CurrentActor } from '../../shared/auth/decorators.js';
+import { ApiRoute, ApiSessionController, ApiUuidParam } from '../../shared/http/api-docs.js';
+import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
+import { DocumentDraftDto, TaskDraftDto, UpdateDocumentDraftDto, UpdateTaskDraftDto } from './dto/proposal-draft.dto.js';
+import { ProposalService } from './proposal.service.js';
+
+const PROPOSAL = new UuidParamPipe('Proposal');
+const DRAFT_ERRORS = ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] as const;
+
+/**
+ * The document and task drafts of a draft proposal (svc_pm_*_draft). Every route answers the proposal record:
+ * removing a draft edits the proposal, it deletes no record of its own.
+ */
+@ApiSessionController('Proposals')
+@Controller('api/proposals/:uuid')
+@ApiUuidParam('uuid', 'Proposal')
+export class ProposalDraftController {
+  constructor(private readonly proposals: ProposalService) {}
+
+  @Post('document-drafts')
+  @ApiRoute({ summary: 'Add a document draft (at most 20)', returns: 'ProposalRecord + draftUuid', errors: DRAFT_ERRORS, status: 201 })
+  addDocumentDraft(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Body() body: DocumentDraftDto) {
+    return this.proposals.addDocumentDraft(actor, { ...body, proposalUuid });
+  }
+
+  @Patch('document-drafts/:draftUuid')
+  @ApiRoute({ summary: 'Update a document draft', returns: 'ProposalRecord', errors: DRAFT_ERRORS })
+  @ApiUuidParam('draftUuid', 'Document draft')
+  updateDocumentDraft(
+    @CurrentActor() actor: Actor,
+    @Param('uuid', PROPOSAL) proposalUuid: string,
+    @Param('draftUuid', new UuidParamPipe('Document draft')) draftUuid: string,
+    @Body() body: UpdateDocumentDraftDto,
+  ) {
+    return this.proposals.updateDocumentDraft(actor, { ...body, proposalUuid, draftUuid });
+  }
+
+  @Delete('document-drafts/:draftUuid')
+  @ApiRoute({ summary: 'Remove a document draft; an absent draft leaves the proposal unchanged', returns: 'ProposalRecord', errors: ['NOT_FOUND', 'INVALID_STATE'] })
+  @ApiUuidParam('draftUuid', 'Document draft')
+  removeDocumentDraft(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Param('draftUuid', new UuidParamPipe('Document draft')) draftUuid: string) {
+    return this.proposals.removeDocumentDraft(actor, { proposalUuid, draftUuid });
+  }
+
+  @Post('task-drafts')
+  @ApiRoute({ summary: 'Add a task draft (at most 100)', returns: 'ProposalRecord + draftUuid', errors: DRAFT_ERRORS, status: 201 })
+  addTaskDraft(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Body() body: TaskDraftDto) {
+    return this.proposals.addTaskDraft(actor, { ...body, proposalUuid });
+  }
+
+  @Patch('task-drafts/:draftUuid')
+  @ApiRoute({ summary: 'Update a task draft; criteria and dependencies given replace the old ones', returns: 'ProposalRecord', errors: DRAFT_ERRORS })
+  @ApiUuidParam('draftUuid', 'Task draft')
+  updateTaskDraft(
+    @CurrentActor() actor: Actor,
+    @Param('uuid', PROPOSAL) proposalUuid: string,
+    @Param('draftUuid', new UuidParamPipe('Task draft')) draftUuid: string,
+    @Body() body: UpdateTaskDraftDto,
+  ) {
+    return this.proposals.updateTaskDraft(actor, { ...body, proposalUuid, draftUuid });
+  }
+
+  @Delete('task-drafts/:draftUuid')
+  @ApiRoute({
+    summary: "Remove a task draft and drop it from its siblings' dependencies; an absent draft leaves the proposal unchanged",
+    returns: 'ProposalRecord',
+    errors: ['NOT_FOUND', 'INVALID_STATE'],
+  })
+  @ApiUuidParam('draftUuid', 'Task draft')
+  removeTaskDraft(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Param('draftUuid', new UuidParamPipe('Task draft')) draftUuid: string) {
+    return this.proposals.removeTaskDraft(actor, { proposalUuid, draftUuid });
+  }
+}
