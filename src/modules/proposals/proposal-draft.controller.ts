@@ -8,6 +8,7 @@ import { ProposalService } from './proposal.service.js';
 
 const PROPOSAL = new UuidParamPipe('Proposal');
 const DRAFT_ERRORS = ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] as const;
+const DRAFT_PARAM = 'uuid of a draft of this proposal (404 when unknown, except on removal)';
 
 /**
  * The document and task drafts of a draft proposal (svc_pm_*_draft). Every route answers the proposal record:
@@ -27,7 +28,7 @@ export class ProposalDraftController {
 
   @Patch('document-drafts/:draftUuid')
   @ApiRoute({ summary: 'Update a document draft', returns: 'ProposalRecord', errors: DRAFT_ERRORS })
-  @ApiUuidParam('draftUuid', 'Document draft')
+  @ApiUuidParam('draftUuid', 'Document draft', `Document draft ${DRAFT_PARAM}`)
   updateDocumentDraft(
     @CurrentActor() actor: Actor,
     @Param('uuid', PROPOSAL) proposalUuid: string,
@@ -39,7 +40,7 @@ export class ProposalDraftController {
 
   @Delete('document-drafts/:draftUuid')
   @ApiRoute({ summary: 'Remove a document draft; an absent draft leaves the proposal unchanged', returns: 'ProposalRecord', errors: ['NOT_FOUND', 'INVALID_STATE'] })
-  @ApiUuidParam('draftUuid', 'Document draft')
+  @ApiUuidParam('draftUuid', 'Document draft', `Document draft ${DRAFT_PARAM}`)
   removeDocumentDraft(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Param('draftUuid', new UuidParamPipe('Document draft')) draftUuid: string) {
     return this.proposals.removeDocumentDraft(actor, { proposalUuid, draftUuid });
   }
@@ -52,7 +53,7 @@ export class ProposalDraftController {
 
   @Patch('task-drafts/:draftUuid')
   @ApiRoute({ summary: 'Update a task draft; criteria and dependencies given replace the old ones', returns: 'ProposalRecord', errors: DRAFT_ERRORS })
-  @ApiUuidParam('draftUuid', 'Task draft')
+  @ApiUuidParam('draftUuid', 'Task draft', `Task draft ${DRAFT_PARAM}`)
   updateTaskDraft(
     @CurrentActor() actor: Actor,
     @Param('uuid', PROPOSAL) proposalUuid: string,
@@ -68,7 +69,7 @@ export class ProposalDraftController {
     returns: 'ProposalRecord',
     errors: ['NOT_FOUND', 'INVALID_STATE'],
   })
-  @ApiUuidParam('draftUuid', 'Task draft')
+  @ApiUuidParam('draftUuid', 'Task draft', `Task draft ${DRAFT_PARAM}`)
   removeTaskDraft(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Param('draftUuid', new UuidParamPipe('Task draft')) draftUuid: string) {
     return this.proposals.removeTaskDraft(actor, { proposalUuid, draftUuid });
   }

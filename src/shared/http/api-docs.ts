@@ -32,5 +32,5 @@ export function ApiRoute(doc: RouteDoc): MethodDecorator {
 export const ApiAction = (doc: Omit<RouteDoc, 'status'>): MethodDecorator => applyDecorators(HttpCode(200), ApiRoute({ ...doc, status: 200 }));
 
 /** A `:uuid`-style path parameter naming a record of the caller's company. */
-export const ApiUuidParam = (name: string, entity: string): MethodDecorator & ClassDecorator =>
-  ApiParam({ name, description: `${entity} uuid (404 when missing or of another company)`, schema: { type: 'string', format: 'uuid' } });
+export const ApiUuidParam = (name: string, entity: string, description = `${entity} uuid (404 when missing or of another company)`): MethodDecorator & ClassDecorator =>
+  ApiParam({ name, description, schema: { type: 'string', format: 'uuid' } });

@@ -18,7 +18,7 @@ export class ReferenceInputDto {
   @MaxLength(200)
   title: string;
 
-  @ApiPropertyOptional({ maxLength: 500, nullable: true, description: 'Notes, at most 500 characters' })
+  @ApiPropertyOptional({ type: String, maxLength: 500, nullable: true, description: 'Notes, at most 500 characters' })
   @IsOptional()
   @IsString()
   @MaxLength(500)

@@ -32,7 +32,7 @@ export class CreateDocumentDto {
   @MaxLength(100_000)
   content?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'A proposal of the same project to link' })
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A proposal of the same project to link' })
   @IsOptional()
   @IsEntityUuid()
   proposalUuid?: string | null;

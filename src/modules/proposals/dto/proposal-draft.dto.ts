@@ -59,7 +59,7 @@ export class UpdateTaskDraftDto {
   @IsIn(PRIORITIES)
   priority?: string | null;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1000, nullable: true })
+  @ApiPropertyOptional({ type: Number, minimum: 0, maximum: 1000, nullable: true })
   @IsOptional()
   @IsNumber()
   @Min(0)
@@ -99,7 +99,7 @@ export class TaskDraftDto {
   @IsIn(PRIORITIES)
   priority?: string | null;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1000, nullable: true })
+  @ApiPropertyOptional({ type: Number, minimum: 0, maximum: 1000, nullable: true })
   @IsOptional()
   @IsNumber()
   @Min(0)

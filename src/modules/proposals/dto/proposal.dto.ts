@@ -81,7 +81,7 @@ export class RequiredReviewDto {
 }
 
 export class OptionalReviewDto {
-  @ApiPropertyOptional({ maxLength: 2000, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 2000, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(2000)

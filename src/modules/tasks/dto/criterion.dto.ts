@@ -8,7 +8,7 @@ export class CriterionDto {
   @MaxLength(2000)
   description: string;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Required for verification (default true)' })
+  @ApiPropertyOptional({ type: Boolean, nullable: true, description: 'Required for verification (default true)' })
   @IsOptional()
   @IsBoolean()
   required?: boolean | null;

@@ -19,7 +19,7 @@ export class NewTaskDto {
   @MaxLength(200)
   title: string;
 
-  @ApiPropertyOptional({ maxLength: 100_000, nullable: true, description: 'Markdown description; @mentions notify' })
+  @ApiPropertyOptional({ type: String, maxLength: 100_000, nullable: true, description: 'Markdown description; @mentions notify' })
   @IsOptional()
   @IsString()
   @MaxLength(100_000)
@@ -30,7 +30,7 @@ export class NewTaskDto {
   @IsIn(PRIORITIES)
   priority?: Priority | null;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1000, nullable: true })
+  @ApiPropertyOptional({ type: Number, minimum: 0, maximum: 1000, nullable: true })
   @IsOptional()
   @IsNumber()
   @Min(0)
@@ -45,7 +45,7 @@ export class NewTaskDto {
   @Type(() => CriterionDto)
   acceptanceCriteriaItems: CriterionDto[];
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 64, nullable: true, description: 'Batch-local id other items of this call can depend on' })
+  @ApiPropertyOptional({ type: String, minLength: 1, maxLength: 64, nullable: true, description: 'Batch-local id other items of this call can depend on' })
   @IsOptional()
   @IsString()
   @MinLength(1)
@@ -74,7 +74,7 @@ export class NewTaskDto {
 }
 
 export class CreateTasksDto {
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'An approved proposal of the project the tasks belong to' })
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'An approved proposal of the project the tasks belong to' })
   @IsOptional()
   @IsEntityUuid()
   proposalUuid?: string | null;
@@ -111,7 +111,7 @@ export class UpdateTaskDto {
   @IsIn(PRIORITIES)
   priority?: Priority;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1000, nullable: true })
+  @ApiPropertyOptional({ type: Number, minimum: 0, maximum: 1000, nullable: true })
   @IsOptional()
   @IsNumber()
   @Min(0)
@@ -151,7 +151,7 @@ export class AssignTaskDto {
 }
 
 export class SubmitTaskDto {
-  @ApiPropertyOptional({ maxLength: 10_000, nullable: true, description: 'What was done' })
+  @ApiPropertyOptional({ type: String, maxLength: 10_000, nullable: true, description: 'What was done' })
   @IsOptional()
   @IsString()
   @MaxLength(10_000)
@@ -166,7 +166,7 @@ export class ReopenTaskDto {
 }
 
 export class CloseTaskDto {
-  @ApiPropertyOptional({ maxLength: 2000, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 2000, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
@@ -182,7 +182,7 @@ export class VerificationMarkDto {
   @IsIn(['passed', 'failed', 'pending'])
   status: 'passed' | 'failed' | 'pending';
 
-  @ApiPropertyOptional({ maxLength: 2000, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 2000, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
@@ -208,7 +208,7 @@ export class SelfCheckMarkDto {
   @IsIn(['passed', 'failed'])
   devStatus: 'passed' | 'failed';
 
-  @ApiPropertyOptional({ maxLength: 2000, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 2000, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
