@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { ev } from '../utils/change-events.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
-import { createRestWorld, expectError, expectInvalid, expectRefused, withEvents, type RestWorld } from '../utils/rest-world.js';
+import { createRestCast, expectInvalid, expectRefused, withEvents, type RestCast } from '../utils/rest-cast.js';
+import { expectError } from '../utils/rest-world.js';
 
 /** Document routes of platform.md §9 over a running app, events read from a real EventSource. */
 describe('REST documents (e2e)', () => {
-  let w: RestWorld;
+  let w: RestCast;
   let n = 0;
 
   beforeAll(async () => {
-    w = await createRestWorld();
+    w = await createRestCast();
   });
   afterAll(() => w.close());
 

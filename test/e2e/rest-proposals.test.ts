@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { LONG_CONTENT } from '../factories/proposal.factory.js';
 import { ev } from '../utils/change-events.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
-import { createRestWorld, expectError, expectInvalid, expectRefused, withEvents, type RestWorld } from '../utils/rest-world.js';
+import { createRestCast, expectInvalid, expectRefused, withEvents, type RestCast } from '../utils/rest-cast.js';
+import { expectError } from '../utils/rest-world.js';
 
 /** Proposal routes of platform.md §9 (and the proposal report) over a running app, events read from a real EventSource. */
 describe('REST proposals (e2e)', () => {
-  let w: RestWorld;
+  let w: RestCast;
   let n = 0;
   const CRITERIA = [{ description: 'works' }];
 
   beforeAll(async () => {
-    w = await createRestWorld();
+    w = await createRestCast();
   });
   afterAll(() => w.close());
 

@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { ProposalEntity, type ProposalStatus } from '../../src/modules/proposals/index.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
 import { ev } from '../utils/change-events.js';
-import { createRestWorld, expectError, expectInvalid, expectRefused, withEvents, type RestWorld } from '../utils/rest-world.js';
+import { createRestCast, expectInvalid, expectRefused, withEvents, type RestCast } from '../utils/rest-cast.js';
+import { expectError } from '../utils/rest-world.js';
 
 /** Task routes of platform.md §9 over a running app, with change events read from a real EventSource. */
 describe('REST tasks (e2e)', () => {
-  let w: RestWorld;
+  let w: RestCast;
   let n = 0;
   const CRITERIA = [{ description: 'works' }, { description: 'tested' }, { description: 'nice to have', required: false }];
 
   beforeAll(async () => {
-    w = await createRestWorld();
+    w = await createRestCast();
   });
   afterAll(() => w.close());
 

@@ -1,116 +1,118 @@
-import type { AgentRecord } from '../../src/modules/identity/index.js';
-import { tableCounts } from './expect-error.js';
-import { ChangeEvents, compact } from './change-events.js';
-import { HttpClient, type HttpResult } from './http.js';
-import { startTestApp, type TestApp } from './test-app.js';
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
+import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
+import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import { DomainFactory } from '../factories/domain.factory.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
-import { ProposalFactory } from '../factories/proposal.factory.js';
+import { createHarness, userActor } from './harness.js';
+import { HttpClient, type HttpResult } from './http.js';
+import { openEventSource, type TestEventSource } from './sse.js';
+import { startTestApp, type TestApp } from './test-app.js';
+
+export type ExpectedEvent = Omit<RealtimeEvent, 'companyUuid'>;
 
 /**
- * The cast of the REST e2e tests: company A with users alice and carol (each owning a developer agent) and two
- * projects; company B with bob and one project. Clients are logged in; `events` reads alice's company stream.
+ * Change events as a browser sees them: a real EventSource on `/api/events`, read in order. "Nothing else arrived"
+ * is proven with a marker published on the app's bus: events of a finished call were published before its
+ * response (after commit, synchronously), so the marker must be the very next frame.
+ */
+export class ChangeStream {
+  private taken = 0;
+
+  private constructor(
+    private readonly app: TestApp,
+    private readonly companyUuid: string,
+    private readonly source: TestEventSource,
+  ) {}
+
+  static async open(app: TestApp, cookie: string, companyUuid: string): Promise<ChangeStream> {
+    const source = openEventSource(`${app.url}/api/events`, cookie);
+    await source.opened;
+    return new ChangeStream(app, companyUuid, source);
+  }
+
+  async next(n: number): Promise<RealtimeEvent[]> {
+    const all = await this.source.waitFor(this.taken + n);
+    const out = all.slice(this.taken, this.taken + n).map((m) => JSON.parse(m) as RealtimeEvent);
+    this.taken += n;
+    return out;
+  }
+
+  /** Nothing arrived since the last read. */
+  async expectQuiet(): Promise<void> {
+    const marker: RealtimeEvent = { companyUuid: this.companyUuid, projectUuid: randomUUID(), entityType: 'task', entityUuid: randomUUID(), action: 'updated' };
+    this.app.get(EventBus).publish('change', marker);
+    expect(await this.next(1)).toEqual([marker]);
+  }
+
+  /** Exactly these events of the caller's company, in publication order, and nothing after them. */
+  async expectExactly(events: ExpectedEvent[]): Promise<void> {
+    expect(await this.next(events.length)).toEqual(events.map((e) => ({ companyUuid: this.companyUuid, ...e })));
+    await this.expectQuiet();
+  }
+
+  close(): void {
+    this.source.close();
+  }
+}
+
+export interface Tenant {
+  companyUuid: string;
+  user: SeededUser;
+  actor: Actor;
+  http: HttpClient;
+}
+
+/**
+ * The app with two companies, each with a logged-in user, and a seeding factory whose events go to a separate
+ * harness bus (so seeding never shows on the app's streams).
  */
 export interface RestWorld {
   app: TestApp;
-  f: ProposalFactory;
-  ids: IdentityFactory;
-  companyA: string;
-  companyB: string;
-  aliceUser: SeededUser;
-  carolUser: SeededUser;
-  bobUser: SeededUser;
-  alice: HttpClient;
-  carol: HttpClient;
-  bob: HttpClient;
+  a: Tenant;
+  b: Tenant;
   anon: HttpClient;
-  aliceAgent: AgentRecord;
-  carolAgent: AgentRecord;
-  projectA: string;
-  projectA2: string;
-  projectB: string;
-  events: ChangeEvents;
-  close(): Promise<void>;
+  identity: IdentityFactory;
+  seed: DomainFactory;
+  /** The seeding runner (its events go to a harness bus, never to the app's streams). */
+  runner: TransactionRunner;
+  /** Another logged-in user of company A. */
+  colleague(): Promise<Tenant>;
 }
 
 export async function createRestWorld(): Promise<RestWorld> {
   const app = await startTestApp();
-  const ids = new IdentityFactory(app.db.dataSource);
-  const f = new ProposalFactory(app.db.dataSource);
-  const a = await ids.company('A');
-  const b = await ids.company('B');
-  const aliceUser = await ids.user(a.uuid, { name: 'Alice' });
-  const carolUser = await ids.user(a.uuid, { name: 'Carol' });
-  const bobUser = await ids.user(b.uuid, { name: 'Bob' });
-  const login = async (u: SeededUser) => {
-    const c = new HttpClient(app.url);
-    await c.login(u.email, u.password);
-    return c;
+  const identity = new IdentityFactory(app.db.dataSource);
+  const tenant = async (companyUuid: string): Promise<Tenant> => {
+    const user = await identity.user(companyUuid);
+    const http = new HttpClient(app.url);
+    await http.login(user.email, user.password);
+    return { companyUuid, user, actor: userActor(user), http };
   };
-  const alice = await login(aliceUser);
-  const events = await ChangeEvents.open(app, alice.cookie!, a.uuid);
+  const a = await tenant((await identity.company()).uuid);
+  const b = await tenant((await identity.company()).uuid);
+  const runner = createHarness(app.db.dataSource).runner;
   return {
     app,
-    f,
-    ids,
-    companyA: a.uuid,
-    companyB: b.uuid,
-    aliceUser,
-    carolUser,
-    bobUser,
-    alice,
-    carol: await login(carolUser),
-    bob: await login(bobUser),
+    a,
+    b,
     anon: new HttpClient(app.url),
-    aliceAgent: (await ids.agent(a.uuid, aliceUser.uuid, { name: 'Alice bot' })).agent,
-    carolAgent: (await ids.agent(a.uuid, carolUser.uuid, { name: 'Carol bot' })).agent,
-    projectA: (await f.project(a.uuid, 'Project A')).uuid,
-    projectA2: (await f.project(a.uuid, 'Project A2')).uuid,
-    projectB: (await f.project(b.uuid, 'Project B')).uuid,
-    events,
-    close: async () => {
-      events.close();
-      await app.close();
-    },
+    identity,
+    seed: new DomainFactory(app.db.dataSource, runner),
+    runner,
+    colleague: () => tenant(a.companyUuid),
   };
 }
 
-/** Asserts an error envelope: HTTP status, code and (when given) the exact message. */
-export function expectError(res: HttpResult, status: number, code: string, message?: string): void {
+/** The error envelope of a refused call. */
+export function expectError(res: HttpResult, status: number, code: string, message?: string | RegExp): void {
   expect({ status: res.status, success: res.body?.success, code: res.body?.error?.code }).toEqual({ status, success: false, code });
-  if (message !== undefined) expect(res.body.error.message).toBe(message);
+  if (message !== undefined) expect(res.body.error.message).toEqual(message instanceof RegExp ? expect.stringMatching(message) : message);
 }
 
-/** A 400 VALIDATION_ERROR naming `fields` in its details. */
-export function expectInvalid(res: HttpResult, ...fields: string[]): void {
-  expectError(res, 400, 'VALIDATION_ERROR');
-  expect(res.body.error.details).toEqual(expect.arrayContaining(fields.map((field) => expect.objectContaining({ field }))));
-}
-
-/** Runs a mutation and returns its response with the change events it emitted, compacted (`ev` form). */
-export async function withEvents(w: RestWorld, call: () => Promise<HttpResult>): Promise<{ res: HttpResult; events: string[] }> {
-  const { result, events } = await w.events.during(call);
-  for (const e of events) expect(e.companyUuid).toBe(w.companyA);
-  return { res: result, events: compact(events) };
-}
-
-/**
- * A refused call: the error (status, code, message), no change event, no new or changed row in the domain tables,
- * and `read()` (a GET of the record) answering the same before and after.
- */
-export async function expectRefused(
-  w: RestWorld,
-  call: () => Promise<HttpResult>,
-  status: number,
-  code: string,
-  message?: string,
-  read?: () => Promise<HttpResult>,
-): Promise<HttpResult> {
-  const before = read ? (await read()).body : undefined;
-  const counts = await tableCounts(w.app.db.dataSource, ['proposal', 'task', 'document', 'acceptance_criterion', 'task_dependency', 'comment', 'reference', 'activity']);
-  const { res, events } = await withEvents(w, call);
-  expectError(res, status, code, message);
-  expect(events).toEqual([]);
-  expect(await tableCounts(w.app.db.dataSource, Object.keys(counts))).toEqual(counts);
-  if (read) expect((await read()).body).toEqual(before);
-  return res;
+/** A 400 VALIDATION_ERROR naming `field` in its details. */
+export function expectValidation(res: HttpResult, field: string, message?: string | RegExp): void {
+  expectError(res, 400, 'VALIDATION_ERROR', message);
+  expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
 }

@@ -1,7 +1,8 @@
-import { Body, Controller, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
-import { ApiAction, ApiRoute, ApiSessionController, ApiUuidParam } from '../../shared/http/api-docs.js';
+import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AssignTaskDto, CloseTaskDto, MarkCriteriaDto, ReopenTaskDto, SelfCheckDto, SubmitTaskDto, WorkReportDto } from './dto/task.dto.js';
 import { TaskService } from './task.service.js';
@@ -13,16 +14,17 @@ const TASK = new UuidParamPipe('Task');
  * reports, each the equivalent tool's service call. Identity rules still hold for the user: it is the assignee of
  * tasks assigned to it or to an agent it owns.
  */
-@ApiSessionController('Tasks')
+@ApiTags('tasks')
+@ApiCookieAuth('session')
 @Controller('api/tasks/:uuid')
-@ApiUuidParam('uuid', 'Task')
+@ApiParam({ name: 'uuid', format: 'uuid', description: 'Task' })
 export class TaskActionController {
   constructor(private readonly tasks: TaskService) {}
 
   @Post('claim')
-  @ApiAction({
+  @HttpCode(200)
+  @ApiRoute({
     summary: 'Claim an open task; claiming a task you already hold changes nothing (open -> assigned)',
-    returns: 'TaskRecord with hints',
     errors: ['NOT_FOUND', 'INVALID_STATE'],
   })
   claim(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string) {
@@ -30,15 +32,16 @@ export class TaskActionController {
   }
 
   @Post('release')
-  @ApiAction({ summary: 'Release a task you hold (assigned -> open)', returns: 'TaskRecord', errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'] })
+  @HttpCode(200)
+  @ApiRoute({ summary: 'Release a task you hold (assigned -> open)', errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'] })
   release(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string) {
     return this.tasks.release(actor, { taskUuid });
   }
 
   @Post('submit')
-  @ApiAction({
+  @HttpCode(200)
+  @ApiRoute({
     summary: 'Submit your task for verification (in_progress -> to_verify)',
-    returns: 'TaskRecord',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
   })
   submit(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string, @Body() body: SubmitTaskDto) {
@@ -46,9 +49,9 @@ export class TaskActionController {
   }
 
   @Post('verify')
-  @ApiAction({
+  @HttpCode(200)
+  @ApiRoute({
     summary: 'Verify a task whose required criteria all passed (to_verify -> done)',
-    returns: 'TaskRecord',
     errors: ['NOT_FOUND', 'INVALID_STATE', 'CRITERIA_NOT_PASSED'],
   })
   verify(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string) {
@@ -56,9 +59,9 @@ export class TaskActionController {
   }
 
   @Post('reopen')
-  @ApiAction({
+  @HttpCode(200)
+  @ApiRoute({
     summary: 'Send a task back to work, resetting its marks (to_verify -> in_progress)',
-    returns: 'TaskRecord',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE', 'BLOCKED'],
   })
   reopen(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string, @Body() body: ReopenTaskDto) {
@@ -66,15 +69,16 @@ export class TaskActionController {
   }
 
   @Post('close')
-  @ApiAction({ summary: 'Close a task for good (any -> closed)', returns: 'TaskRecord', errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] })
+  @HttpCode(200)
+  @ApiRoute({ summary: 'Close a task for good (any -> closed)', errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] })
   close(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string, @Body() body: CloseTaskDto) {
     return this.tasks.close(actor, { taskUuid, reason: body.reason });
   }
 
   @Post('assign')
-  @ApiAction({
+  @HttpCode(200)
+  @ApiRoute({
     summary: 'Assign a task to a user or to an agent holding task:write (open|assigned -> assigned)',
-    returns: 'TaskRecord with hints',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'],
   })
   assign(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string, @Body() body: AssignTaskDto) {
@@ -82,9 +86,9 @@ export class TaskActionController {
   }
 
   @Post('criteria/marks')
-  @ApiAction({
+  @HttpCode(200)
+  @ApiRoute({
     summary: 'Mark acceptance criteria passed, failed or pending (svc_mark_acceptance_criteria)',
-    returns: 'TaskRecord',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'],
   })
   markCriteria(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string, @Body() body: MarkCriteriaDto) {
@@ -92,9 +96,9 @@ export class TaskActionController {
   }
 
   @Post('criteria/self-check')
-  @ApiAction({
+  @HttpCode(200)
+  @ApiRoute({
     summary: "Record the assignee's own pass/fail marks (svc_report_criteria_self_check)",
-    returns: 'TaskRecord',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
   })
   selfCheck(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string, @Body() body: SelfCheckDto) {
@@ -105,9 +109,8 @@ export class TaskActionController {
   @Post('work-reports')
   @ApiRoute({
     summary: 'Report work on your task as a comment, optionally moving its status (svc_report_work)',
-    returns: '{task: TaskRecord, commentUuid}',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE', 'BLOCKED'],
-    status: 201,
+    created: true,
   })
   reportWork(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string, @Body() body: WorkReportDto) {
     return this.tasks.reportWork(actor, { taskUuid, report: body.report, status: body.status });

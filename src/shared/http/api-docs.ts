@@ -1,36 +1,29 @@
-import { applyDecorators, HttpCode } from '@nestjs/common';
-import { ApiCookieAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { HTTP_STATUS, type ErrorCode } from '../errors/app-error.js';
 
-/**
- * OpenAPI shorthands for the cookie-authenticated REST controllers: each route states its summary, what `data`
- * holds and the error codes it can answer in one decorator (codes grouped by HTTP status, as the filter maps them).
- */
-export interface RouteDoc {
+export interface ApiRouteOptions {
   summary: string;
-  /** What the envelope's `data` holds, e.g. "TaskRecord". */
-  returns: string;
-  errors?: readonly ErrorCode[];
-  /** Success status: 201 for creations (Nest's default for POST), 200 otherwise. */
-  status?: 200 | 201;
+  /** Creations answer 201. */
+  created?: boolean;
+  /** Error codes the route can answer besides UNAUTHORIZED (every cookie route can). */
+  errors?: ErrorCode[];
 }
 
-export const ApiSessionController = (tag: string): ClassDecorator =>
-  applyDecorators(ApiTags(tag), ApiCookieAuth('session'), ApiResponse({ status: 401, description: 'UNAUTHORIZED: no valid session cookie' }));
-
-export function ApiRoute(doc: RouteDoc): MethodDecorator {
+/**
+ * OpenAPI for one REST route: summary, success status and error answers by code. Codes sharing a status
+ * (INVALID_STATE and CONFLICT are both 409) are listed on one response, since OpenAPI keys responses by status.
+ */
+export function ApiRoute({ summary, created = false, errors = [] }: ApiRouteOptions): MethodDecorator {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of doc.errors ?? []) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
+  for (const code of ['UNAUTHORIZED' as const, ...errors]) {
+    const list = byStatus.get(HTTP_STATUS[code]) ?? [];
+    if (!list.includes(code)) list.push(code);
+    byStatus.set(HTTP_STATUS[code], list);
+  }
   return applyDecorators(
-    ApiOperation({ summary: doc.summary }),
-    ApiResponse({ status: doc.status ?? 200, description: `{success: true, data: ${doc.returns}}` }),
-    ...[...byStatus].map(([status, codes]) => ApiResponse({ status, description: codes.join(', ') })),
+    ApiOperation({ summary }),
+    ApiResponse({ status: created ? 201 : 200, description: 'Envelope `{success: true, data}` with the operation result' }),
+    ...[...byStatus].map(([status, list]) => ApiResponse({ status, description: list.join(', ') })),
   );
 }
-
-/** A POST that changes a record without creating one (claim, submit, approve …): answers 200, not 201. */
-export const ApiAction = (doc: Omit<RouteDoc, 'status'>): MethodDecorator => applyDecorators(HttpCode(200), ApiRoute({ ...doc, status: 200 }));
-
-/** A `:uuid`-style path parameter naming a record of the caller's company. */
-export const ApiUuidParam = (name: string, entity: string, description = `${entity} uuid (404 when missing or of another company)`): MethodDecorator & ClassDecorator =>
-  ApiParam({ name, description, schema: { type: 'string', format: 'uuid' } });

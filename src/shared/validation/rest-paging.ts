@@ -20,7 +20,7 @@ function strictInt(raw: unknown, field: string): number | undefined {
  * rejected, default 20/0) or `page`/`pageSize` (validated like the tools). The service answers
  * `{<items>, page, pageSize, total}` either way.
  */
-export function restPaging(query: { page?: unknown; pageSize?: unknown; limit?: unknown; offset?: unknown }): PagingInput {
+export function restPaging(query: Readonly<Partial<Record<'page' | 'pageSize' | 'limit' | 'offset', unknown>>>): PagingInput {
   if (query.limit !== undefined || query.offset !== undefined) {
     return { limit: clampedInt(query.limit, 20, 1, 100), offset: clampedInt(query.offset, 0, 0, Number.MAX_SAFE_INTEGER) };
   }

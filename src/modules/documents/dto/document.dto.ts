@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
-import { RestPagingQuery } from '../../../shared/validation/rest-paging.query.js';
+import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import type { DocumentType } from '../document.entity.js';
 
 /** Queries and bodies of the document routes (svc_get_documents, svc_pm_create/update_document, svc_create_report). */
@@ -9,7 +9,7 @@ const TYPES: readonly DocumentType[] = ['prd', 'tech_design', 'adr', 'spec', 'gu
 /** Reports are written only through the proposal's report route. */
 const AUTHORED_TYPES: readonly DocumentType[] = ['prd', 'tech_design', 'adr', 'spec', 'guide'];
 
-export class ListDocumentsQuery extends RestPagingQuery {
+export class ListDocumentsQuery extends PagingQueryDto {
   @ApiPropertyOptional({ enum: TYPES, description: 'Only documents of this type' })
   @IsOptional()
   @IsIn(TYPES)

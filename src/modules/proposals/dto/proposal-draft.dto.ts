@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
+import { IsEntityUuidList } from '../../../shared/validation/is-entity-uuid-list.js';
 import { CriterionDto } from '../../tasks/index.js';
 import { DOCUMENT_DRAFT_TYPES, PRIORITIES } from '../domain/proposal-drafts.js';
 
@@ -78,7 +78,7 @@ export class UpdateTaskDraftDto {
   @ApiPropertyOptional({ type: [String], description: 'Replaces the dependencies; sibling task drafts, no self, no cycle' })
   @IsOptional()
   @IsArray()
-  @IsEntityUuid({ each: true })
+  @IsEntityUuidList()
   dependsOnDraftUuids?: string[];
 }
 
@@ -117,6 +117,6 @@ export class TaskDraftDto {
   @ApiPropertyOptional({ type: [String], description: 'Sibling task drafts this one depends on' })
   @IsOptional()
   @IsArray()
-  @IsEntityUuid({ each: true })
+  @IsEntityUuidList()
   dependsOnDraftUuids?: string[];
 }

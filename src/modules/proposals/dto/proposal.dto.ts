@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
-import { RestPagingQuery } from '../../../shared/validation/rest-paging.query.js';
+import { IsEntityUuidList } from '../../../shared/validation/is-entity-uuid-list.js';
+import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import { ReferenceInputDto } from '../../collaboration/index.js';
 import type { ProposalStatus } from '../proposal.entity.js';
 import { PROPOSAL_SECTIONS, type ProposalSection } from '../proposal.records.js';
@@ -13,7 +13,7 @@ import { PROPOSAL_SECTIONS, type ProposalSection } from '../proposal.records.js'
  */
 const STATUSES: readonly ProposalStatus[] = ['draft', 'pending', 'approved', 'closed'];
 
-export class ListProposalsQuery extends RestPagingQuery {
+export class ListProposalsQuery extends PagingQueryDto {
   @ApiPropertyOptional({ enum: STATUSES, description: 'Only proposals in this status' })
   @IsOptional()
   @IsIn(STATUSES)
@@ -47,7 +47,7 @@ export class CreateProposalDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(20)
-  @IsEntityUuid({ each: true })
+  @IsEntityUuidList()
   inputUuids: string[];
 
   @ApiPropertyOptional({ type: [ReferenceInputDto], description: 'Up to 10 external links' })

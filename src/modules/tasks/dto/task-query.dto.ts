@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsIn, IsOptional } from 'class-validator';
-import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
-import { RestPagingQuery } from '../../../shared/validation/rest-paging.query.js';
+import { IsEntityUuidList } from '../../../shared/validation/is-entity-uuid-list.js';
+import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import { TASK_STATUSES } from '../domain/task-transition.js';
 import { PRIORITIES } from '../task-input.js';
 
@@ -10,11 +10,11 @@ import { PRIORITIES } from '../task-input.js';
 const commaList = ({ value }: { value: unknown }): unknown =>
   (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : [v]));
 
-export class TaskFilterQuery extends RestPagingQuery {
+export class TaskFilterQuery extends PagingQueryDto {
   @ApiPropertyOptional({ type: [String], description: 'Only tasks of these proposals (comma-separated or repeated, at most 20 uuids)' })
   @IsOptional()
   @Transform(commaList)
-  @IsEntityUuid({ each: true })
+  @IsEntityUuidList()
   @ArrayMaxSize(20)
   proposalUuids?: string[];
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
+import { IsEntityUuidList } from '../../../shared/validation/is-entity-uuid-list.js';
 import { ReferenceInputDto } from '../../collaboration/index.js';
 import type { Priority } from '../task.entity.js';
 import { PRIORITIES } from '../task-input.js';
@@ -61,7 +62,7 @@ export class NewTaskDto {
   @ApiPropertyOptional({ type: [String], nullable: true, description: 'Existing tasks this one depends on' })
   @IsOptional()
   @IsArray()
-  @IsEntityUuid({ each: true })
+  @IsEntityUuidList()
   dependsOnTaskUuids?: string[] | null;
 
   @ApiPropertyOptional({ type: [ReferenceInputDto], nullable: true, description: 'Up to 10 external links' })
@@ -130,13 +131,13 @@ export class UpdateTaskDto {
   @ApiPropertyOptional({ type: [String], description: 'Prerequisite tasks to add' })
   @IsOptional()
   @IsArray()
-  @IsEntityUuid({ each: true })
+  @IsEntityUuidList()
   addDependsOn?: string[];
 
   @ApiPropertyOptional({ type: [String], description: 'Prerequisite tasks to remove' })
   @IsOptional()
   @IsArray()
-  @IsEntityUuid({ each: true })
+  @IsEntityUuidList()
   removeDependsOn?: string[];
 }
 
