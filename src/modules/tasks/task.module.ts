@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TaskTrackerService } from './task-tracker.service.js';
 import { TaskActionController } from './task-action.controller.js';
 import { TaskController } from './task.controller.js';
-import { TaskTrackerService } from './task-tracker.service.js';
 import { TaskService } from './task.service.js';
 
 @Module({
-  controllers: [TaskController, TaskActionController],
   providers: [TaskService, TaskTrackerService],
   exports: [TaskService, TaskTrackerService],
+  controllers: [TaskController, TaskActionController],
 })
 export class TaskModule {}
