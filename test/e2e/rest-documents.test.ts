@@ -110,7 +110,6 @@ describe('REST documents (e2e)', () => {
       expect(data(await w.alice.get(`/api/documents/${a.uuid}`))).toMatchObject({ uuid: a.uuid, content: 'Newer', version: 2 });
       expectInvalid(await list('?type=memo'), 'type');
       expectInvalid(await list('?pageSize=0'), 'pageSize');
-      expectInvalid(await list('?status=open'), 'status');
     });
   });
 

@@ -169,7 +169,6 @@ describe('REST proposals (e2e)', () => {
       expect(data(await list('?limit=1&offset=1'))).toMatchObject({ proposals: [expect.objectContaining({ uuid: first.uuid })], page: 2, pageSize: 1 });
       expectInvalid(await list('?status=bogus'), 'status');
       expectInvalid(await list('?page=0'), 'page');
-      expectInvalid(await list('?section=full'), 'section');
     });
 
     it('returns the chosen section: basic indexes by default, full drafts on request', async () => {
