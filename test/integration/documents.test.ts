@@ -111,6 +111,7 @@ describe('documents (tools.md §5.7)', () => {
       const c = await w.documents.create(w.pm, { projectUuid: project.uuid, type: 'prd', title: 'C' });
       await w.documents.update(w.pm, { documentUuid: a.uuid, content: 'a2' });
       const all = await w.documents.list(w.user, { projectUuid: project.uuid });
+      expect(Object.keys(all)).toEqual(['documents', 'page', 'pageSize', 'total']);
       expect(all).toMatchObject({ page: 1, pageSize: 20, total: 3 });
       expect(all.documents.map((d) => d.uuid)).toEqual([a.uuid, c.uuid, b.uuid]);
       expect(all.documents[0]).not.toHaveProperty('content');

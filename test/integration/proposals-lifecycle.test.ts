@@ -202,6 +202,7 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
       }
       await db.dataSource.manager.update(ProposalEntity, { uuid: made[1] }, { status: 'closed' });
       const all = await w.proposals.list(w.user, { projectUuid: project.uuid });
+      expect(Object.keys(all)).toEqual(['proposals', 'page', 'pageSize', 'total']);
       expect(all).toMatchObject({ page: 1, pageSize: 20, total: 3 });
       expect(all.proposals.map((p) => p.uuid)).toEqual([made[2], made[1], made[0]]);
       expect(Object.keys(all.proposals[0])).toEqual([

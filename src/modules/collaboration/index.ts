@@ -17,3 +17,4 @@ export { SearchService, SEARCH_ENTITY_TYPES } from './search.service.js';
 export type { SearchInput, SearchResult, SearchCounts, Mentionable, SearchEntityType, SearchScope } from './search.service.js';
 export { validMentionTargets } from './mention-targets.js';
 export { deleteTargetCollaboration } from './target-cleanup.js';
+export { ReferenceInputDto } from './dto/reference-input.dto.js';

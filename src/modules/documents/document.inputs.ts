@@ -1,9 +1,9 @@
+import type { PagingInput } from '../../shared/validation/paging.js';
+
 /** Plain inputs of the document use cases (schema-checked at the edge; domain rules are re-checked here). */
-export interface ListDocumentsInput {
+export interface ListDocumentsInput extends PagingInput {
   projectUuid: string;
   type?: string;
-  page?: number;
-  pageSize?: number;
 }
 
 export interface DocumentRef {

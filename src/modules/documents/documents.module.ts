@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { DocumentController } from './document.controller.js';
 import { DocumentService } from './document.service.js';
 
-@Module({ providers: [DocumentService], exports: [DocumentService] })
+@Module({ controllers: [DocumentController], providers: [DocumentService], exports: [DocumentService] })
 export class DocumentsModule {}

@@ -1,12 +1,11 @@
+import type { PagingInput } from '../../shared/validation/paging.js';
 import type { ReferenceInput } from '../collaboration/index.js';
 import type { DocumentDraftInput, TaskDraftInput } from './domain/proposal-drafts.js';
 
 /** Plain inputs of the proposal use cases (already schema-checked by the tool/REST edge; rules are re-checked here). */
-export interface ListProposalsInput {
+export interface ListProposalsInput extends PagingInput {
   projectUuid: string;
   status?: string;
-  page?: number;
-  pageSize?: number;
 }
 
 export interface GetProposalInput {

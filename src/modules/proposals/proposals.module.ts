@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ProposalApprovalService } from './proposal-approval.service.js';
+import { ProposalDraftController } from './proposal-draft.controller.js';
 import { ProposalRevocationService } from './proposal-revocation.service.js';
+import { ProposalController } from './proposal.controller.js';
 import { ProposalService } from './proposal.service.js';
 
 const SERVICES = [ProposalService, ProposalApprovalService, ProposalRevocationService];
 
-@Module({ providers: SERVICES, exports: SERVICES })
+@Module({ controllers: [ProposalController, ProposalDraftController], providers: SERVICES, exports: SERVICES })
 export class ProposalsModule {}

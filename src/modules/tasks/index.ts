@@ -9,3 +9,4 @@ export { TaskTrackerService, type TaskTracker, type TrackedTask } from './task-t
 export type { CreateTasksInput, NewTaskInput } from './task-create.js';
 export type { Assignee, TaskSummary, TaskRecord, TaskRecordWithHints, CriterionRecord, TaskLink, ActiveSession } from './task.records.js';
 export { lockTask, moveTask, type MoveOptions } from './task-lifecycle.js';
+export { CriterionDto } from './dto/criterion.dto.js';

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
-import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
+import { offsetOf, paging, type PageResult, type PagingInput } from '../../shared/validation/paging.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { deleteTargetCollaboration, writeComment } from '../collaboration/index.js';
 import { normalizeCriteria, type CriterionInput } from './domain/criteria.js';
@@ -19,13 +19,11 @@ import type { TaskRecord, TaskRecordWithHints, TaskSummary } from './task.record
 import { requireAssignTarget, requireProject } from './task-scope.js';
 import { applyMarks, replaceCriteria } from './task-criteria.js';
 
-export interface TaskListInput {
+export interface TaskListInput extends PagingInput {
   projectUuid: string;
   status?: TaskStatus | null;
   priority?: Priority | null;
   proposalUuids?: string[] | null;
-  page?: number;
-  pageSize?: number;
 }
 
 export interface TaskList extends PageResult {

@@ -1,0 +1,111 @@
+import type { AgentRecord } from '../../src/modules/identity/index.js';
+import { tableCounts } from './expect-error.js';
+import { ChangeEvents, compact } from './change-events.js';
+import { HttpClient, type HttpResult } from './http.js';
+import { expectError } from './rest-world.js';
+import { startTestApp, type TestApp } from './test-app.js';
+import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+import { ProposalFactory } from '../factories/proposal.factory.js';
+
+/**
+ * The cast of the REST e2e tests: company A with users alice and carol (each owning a developer agent) and two
+ * projects; company B with bob and one project. Clients are logged in; `events` reads alice's company stream.
+ */
+export interface RestCast {
+  app: TestApp;
+  f: ProposalFactory;
+  ids: IdentityFactory;
+  companyA: string;
+  companyB: string;
+  aliceUser: SeededUser;
+  carolUser: SeededUser;
+  bobUser: SeededUser;
+  alice: HttpClient;
+  carol: HttpClient;
+  bob: HttpClient;
+  anon: HttpClient;
+  aliceAgent: AgentRecord;
+  carolAgent: AgentRecord;
+  projectA: string;
+  projectA2: string;
+  projectB: string;
+  events: ChangeEvents;
+  close(): Promise<void>;
+}
+
+export async function createRestCast(): Promise<RestCast> {
+  const app = await startTestApp();
+  const ids = new IdentityFactory(app.db.dataSource);
+  const f = new ProposalFactory(app.db.dataSource);
+  const a = await ids.company('A');
+  const b = await ids.company('B');
+  const aliceUser = await ids.user(a.uuid, { name: 'Alice' });
+  const carolUser = await ids.user(a.uuid, { name: 'Carol' });
+  const bobUser = await ids.user(b.uuid, { name: 'Bob' });
+  const login = async (u: SeededUser) => {
+    const c = new HttpClient(app.url);
+    await c.login(u.email, u.password);
+    return c;
+  };
+  const alice = await login(aliceUser);
+  const events = await ChangeEvents.open(app, alice.cookie!, a.uuid);
+  return {
+    app,
+    f,
+    ids,
+    companyA: a.uuid,
+    companyB: b.uuid,
+    aliceUser,
+    carolUser,
+    bobUser,
+    alice,
+    carol: await login(carolUser),
+    bob: await login(bobUser),
+    anon: new HttpClient(app.url),
+    aliceAgent: (await ids.agent(a.uuid, aliceUser.uuid, { name: 'Alice bot' })).agent,
+    carolAgent: (await ids.agent(a.uuid, carolUser.uuid, { name: 'Carol bot' })).agent,
+    projectA: (await f.project(a.uuid, 'Project A')).uuid,
+    projectA2: (await f.project(a.uuid, 'Project A2')).uuid,
+    projectB: (await f.project(b.uuid, 'Project B')).uuid,
+    events,
+    close: async () => {
+      events.close();
+      await app.close();
+    },
+  };
+}
+
+/** A 400 VALIDATION_ERROR naming `fields` in its details. */
+export function expectInvalid(res: HttpResult, ...fields: string[]): void {
+  expectError(res, 400, 'VALIDATION_ERROR');
+  expect(res.body.error.details).toEqual(expect.arrayContaining(fields.map((field) => expect.objectContaining({ field }))));
+}
+
+/** Runs a mutation and returns its response with the change events it emitted, compacted (`ev` form). */
+export async function withEvents(w: RestCast, call: () => Promise<HttpResult>): Promise<{ res: HttpResult; events: string[] }> {
+  const { result, events } = await w.events.during(call);
+  for (const e of events) expect(e.companyUuid).toBe(w.companyA);
+  return { res: result, events: compact(events) };
+}
+
+/**
+ * A refused call: the error (status, code, message), no change event, no new or changed row in the domain tables,
+ * and `read()` (a GET of the record) answering the same before and after.
+ */
+export async function expectRefused(
+  w: RestCast,
+  call: () => Promise<HttpResult>,
+  status: number,
+  code: string,
+  message?: string,
+  read?: () => Promise<HttpResult>,
+): Promise<HttpResult> {
+  const before = read ? (await read()).body : undefined;
+  const counts = await tableCounts(w.app.db.dataSource, ['proposal', 'task', 'document', 'acceptance_criterion', 'task_dependency', 'comment', 'reference', 'activity']);
+  const { res, events } = await withEvents(w, call);
+  expectError(res, status, code, message);
+  expect(events).toEqual([]);
+  expect(await tableCounts(w.app.db.dataSource, Object.keys(counts))).toEqual(counts);
+  if (read) expect((await read()).body).toEqual(before);
+  return res;
+}
