@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DocumentService } from './document.service.js';
+import { DocumentTools } from './document.tools.js';
 
-@Module({ providers: [DocumentService], exports: [DocumentService] })
+@Module({ providers: [DocumentService, DocumentTools], exports: [DocumentService] })
 export class DocumentsModule {}

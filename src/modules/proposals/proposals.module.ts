@@ -2,8 +2,9 @@ import { Module } from '@nestjs/common';
 import { ProposalApprovalService } from './proposal-approval.service.js';
 import { ProposalRevocationService } from './proposal-revocation.service.js';
 import { ProposalService } from './proposal.service.js';
+import { ProposalTools } from './proposal.tools.js';
 
 const SERVICES = [ProposalService, ProposalApprovalService, ProposalRevocationService];
 
-@Module({ providers: SERVICES, exports: SERVICES })
+@Module({ providers: [...SERVICES, ProposalTools], exports: SERVICES })
 export class ProposalsModule {}

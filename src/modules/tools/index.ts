@@ -2,3 +2,4 @@ export { ToolsModule } from './tools.module.js';
 export { Tool, type ToolContext, type ToolOptions } from './tool.decorator.js';
 export { ToolRegistry } from './tool-registry.js';
 export { TOOL_ORDER } from './catalogue.js';
+export * from './schemas.js';
