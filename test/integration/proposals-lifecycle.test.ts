@@ -203,6 +203,8 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
       await db.dataSource.manager.update(ProposalEntity, { uuid: made[1] }, { status: 'closed' });
       const all = await w.proposals.list(w.user, { projectUuid: project.uuid });
       expect(all).toMatchObject({ page: 1, pageSize: 20, total: 3 });
+      // Exactly the list shape of tools.md §1.2: no paging internals (offset) leak out.
+      expect(Object.keys(all).sort()).toEqual(['page', 'pageSize', 'proposals', 'total']);
       expect(all.proposals.map((p) => p.uuid)).toEqual([made[2], made[1], made[0]]);
       expect(Object.keys(all.proposals[0])).toEqual([
         'uuid',

@@ -47,7 +47,7 @@ export class DocumentService {
       skip: offsetOf(page),
       take: page.pageSize,
     });
-    return { documents: await loadDocumentSummaries(this.db.manager, rows), ...page, total };
+    return { documents: await loadDocumentSummaries(this.db.manager, rows), page: page.page, pageSize: page.pageSize, total };
   }
 
   async get(actor: Actor, input: inputs.DocumentRef): Promise<DocumentRecord> {

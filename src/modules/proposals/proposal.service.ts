@@ -49,7 +49,7 @@ export class ProposalService {
       skip: offsetOf(page),
       take: page.pageSize,
     });
-    return { proposals: await loadProposalSummaries(this.db.manager, rows), ...page, total };
+    return { proposals: await loadProposalSummaries(this.db.manager, rows), page: page.page, pageSize: page.pageSize, total };
   }
 
   async get(actor: Actor, input: inputs.GetProposalInput): Promise<ProposalRecord> {
