@@ -1,6 +1,6 @@
 import { All, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
 import { CredentialResolver, type AuthContext } from '../../shared/auth/auth-context.js';
 import { Public } from '../../shared/auth/decorators.js';
@@ -101,7 +101,8 @@ export class McpController {
         const tool = this.registry.find(request.params.name, permissions);
         return await this.registry.call(tool, request.params.arguments, ctx);
       } catch (err) {
-        if (err instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
+        // Not McpError: it prefixes "MCP error -32602: ", and the contract's message is exactly "Unknown tool: <name>".
+        if (err instanceof UnknownToolError) throw Object.assign(new Error(err.message), { code: ErrorCode.InvalidParams });
         throw err;
       }
     });
