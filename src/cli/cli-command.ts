@@ -12,17 +12,40 @@ export interface CliContext {
   dataSource: DataSource;
 }
 
-/** One admin command: a thin adapter that parses options and calls a service. */
-export interface CliCommand {
+interface CommandShape {
   /** The words that name it, e.g. ['agent', 'key', 'create']. */
   path: string[];
   /** Option synopsis shown in the usage text. */
   synopsis: string;
   options: NonNullable<ParseArgsConfig['options']>;
   required?: string[];
+  /** Names of the positional arguments after the path, all required (e.g. ['tool']); none by default. */
+  positionals?: string[];
+}
+
+/** One admin command: a thin adapter that parses options and calls a service. */
+export interface DatabaseCommand extends CommandShape {
+  database?: true;
   /** Migration commands open the database without running migrations first. */
   migrate?: boolean;
   run(ctx: CliContext, values: OptionValues): Promise<object>;
+}
+
+/** A command that talks to a running service over HTTP (the tool client) and never opens a database. */
+export interface RemoteCommand extends CommandShape {
+  database: false;
+  run(values: OptionValues): Promise<object>;
+}
+
+export type CliCommand = DatabaseCommand | RemoteCommand;
+
+/**
+ * A failure whose JSON is already shaped, e.g. a tool's `{"error": {...}}` result: printed on stderr as it is, exit 1.
+ */
+export class ReportedError extends Error {
+  constructor(readonly error: Record<string, unknown>) {
+    super(typeof error.message === 'string' ? error.message : 'Command failed');
+  }
 }
 
 export function str(values: OptionValues, name: string): string {

@@ -33,6 +33,17 @@ describe('CLI argument parsing', () => {
     expect(usageError(['demo', 'seed', 'now'])).toMatch(/positional/i);
   });
 
+  it('takes the tool name of mcp call as a positional, before or after the options, and repeated --header options', () => {
+    const a = parseCommand(['mcp', 'call', 'svc_get_task', '--url', 'http://x', '--key', 'k', '--header', 'A=1', '--header', 'B=2']);
+    expect(a.command.path).toEqual(['mcp', 'call']);
+    expect(a.values).toEqual({ tool: 'svc_get_task', url: 'http://x', key: 'k', header: ['A=1', 'B=2'] });
+    expect(parseCommand(['mcp', 'call', '--url', 'http://x', '--key', 'k', 'svc_get_task']).values.tool).toBe('svc_get_task');
+    expect(usageError(['mcp', 'call', '--url', 'http://x', '--key', 'k'])).toBe('Missing <tool> for "mcp call"');
+    expect(usageError(['mcp', 'call', 'a', 'b', '--url', 'http://x', '--key', 'k'])).toBe(`Unexpected argument 'b' for "mcp call"`);
+    expect(usageError(['mcp', 'tools', 'extra', '--url', 'http://x', '--key', 'k'])).toMatch(/positional/i);
+    expect(parseCommand(['mcp', 'tools', '--url', 'http://x', '--key', 'k']).command).toMatchObject({ database: false });
+  });
+
   it('lists every command of platform.md §10 in the usage text', () => {
     for (const line of [
       'company create --name <n>',
@@ -44,6 +55,8 @@ describe('CLI argument parsing', () => {
       'demo seed',
       'migration run',
       'migration revert',
+      'mcp tools --url <base> --key <agk> [--header Name=Value ...]',
+      "mcp call <tool> --url <base> --key <agk> [--header Name=Value ...] [--args '<json>']",
     ]) {
       expect(usage()).toContain(line);
     }

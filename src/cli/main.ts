@@ -3,19 +3,22 @@
  * stderr, exit 1. Usage error: a message and the usage text on stderr, exit 2.
  */
 import 'reflect-metadata';
-import { openDatabase } from '../bootstrap.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { AppError, isDatabaseUnavailable } from '../shared/errors/app-error.js';
 import { createLogger } from '../shared/logging/logger.js';
-import { UsageError, type CliCommand, type OptionValues } from './cli-command.js';
+import { ReportedError, UsageError, type CliCommand, type OptionValues } from './cli-command.js';
 import { parseCommand, usage } from './commands.js';
 
 async function execute(command: CliCommand, values: OptionValues): Promise<object> {
+  // The tool client talks to a running service over HTTP: no configuration, no database.
+  if (command.database === false) return command.run(values);
   const config = loadConfig();
   // stdout carries the result only; database logs go to stderr and only when asked for with a verbose LOG_LEVEL.
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const logger = createLogger(verbose ? config.logLevel : 'silent', process.stderr);
-  // Attaches to the embedded server of a running service, or starts one for this command and stops it after.
+  // Loaded here so the tool client does not pay for the whole application. Attaches to the embedded server of a
+  // running service, or starts one for this command and stops it after.
+  const { openDatabase } = await import('../bootstrap.js');
   const database = await openDatabase(config, logger, { migrate: command.migrate !== false, poolSize: 2 });
   try {
     return await command.run({ dataSource: database.dataSource }, values);
@@ -46,12 +49,18 @@ async function main(argv: string[]): Promise<number> {
     await write(process.stdout, JSON.stringify(result, null, 2) + '\n');
     return 0;
   } catch (err) {
+    // Option values a command can only judge itself (e.g. malformed --args JSON) are usage errors too.
+    if (err instanceof UsageError) {
+      await write(process.stderr, `${err.message}\n\n${usage()}`);
+      return 2;
+    }
     await write(process.stderr, JSON.stringify({ error: describe(err) }) + '\n');
     return 1;
   }
 }
 
-function describe(err: unknown): { code: string; message: string } {
+function describe(err: unknown): Record<string, unknown> {
+  if (err instanceof ReportedError) return err.error;
   if (err instanceof AppError) return { code: err.code, message: err.message };
   if (err instanceof ConfigError) return { code: 'CONFIG_ERROR', message: err.message };
   if (isDatabaseUnavailable(err)) return { code: 'SERVICE_UNAVAILABLE', message: `Database unavailable: ${err instanceof Error ? err.message : String(err)}` };

@@ -113,6 +113,8 @@ describe('documents (tools.md §5.7)', () => {
       const all = await w.documents.list(w.user, { projectUuid: project.uuid });
       expect(Object.keys(all)).toEqual(['documents', 'page', 'pageSize', 'total']);
       expect(all).toMatchObject({ page: 1, pageSize: 20, total: 3 });
+      // Exactly the list shape of tools.md §1.2: no paging internals (offset) leak out.
+      expect(Object.keys(all).sort()).toEqual(['documents', 'page', 'pageSize', 'total']);
       expect(all.documents.map((d) => d.uuid)).toEqual([a.uuid, c.uuid, b.uuid]);
       expect(all.documents[0]).not.toHaveProperty('content');
       expect(Object.keys(all.documents[0])).toEqual(['uuid', 'projectUuid', 'type', 'title', 'version', 'proposalUuid', 'createdBy', 'createdAt', 'updatedAt']);

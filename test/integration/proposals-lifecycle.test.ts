@@ -204,6 +204,8 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
       const all = await w.proposals.list(w.user, { projectUuid: project.uuid });
       expect(Object.keys(all)).toEqual(['proposals', 'page', 'pageSize', 'total']);
       expect(all).toMatchObject({ page: 1, pageSize: 20, total: 3 });
+      // Exactly the list shape of tools.md §1.2: no paging internals (offset) leak out.
+      expect(Object.keys(all).sort()).toEqual(['page', 'pageSize', 'proposals', 'total']);
       expect(all.proposals.map((p) => p.uuid)).toEqual([made[2], made[1], made[0]]);
       expect(Object.keys(all.proposals[0])).toEqual([
         'uuid',

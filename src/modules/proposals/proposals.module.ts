@@ -4,8 +4,9 @@ import { ProposalDraftController } from './proposal-draft.controller.js';
 import { ProposalRevocationService } from './proposal-revocation.service.js';
 import { ProposalController } from './proposal.controller.js';
 import { ProposalService } from './proposal.service.js';
+import { ProposalTools } from './proposal.tools.js';
 
 const SERVICES = [ProposalService, ProposalApprovalService, ProposalRevocationService];
 
-@Module({ controllers: [ProposalController, ProposalDraftController], providers: SERVICES, exports: SERVICES })
+@Module({ controllers: [ProposalController, ProposalDraftController], providers: [...SERVICES, ProposalTools], exports: SERVICES })
 export class ProposalsModule {}

@@ -60,7 +60,7 @@ export class UnknownToolError extends Error {
 export class ToolRegistry implements OnModuleInit {
   private tools: RegisteredTool[] = [];
   private readonly byName = new Map<string, RegisteredTool>();
-  private readonly listCache = new Map<string, ToolDescriptor[]>();
+  private readonly listCache = new Map<string, { tools: ToolDescriptor[]; json: string }>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -118,13 +118,26 @@ export class ToolRegistry implements OnModuleInit {
 
   /** The public and session tools plus the gated tools whose bit the caller holds, in catalogue order. */
   list(permissions: ReadonlySet<Permission>): ToolDescriptor[] {
+    return this.cachedList(permissions).tools;
+  }
+
+  /**
+   * `JSON.stringify(list(permissions))`, computed once per permission set: the full catalogue is tens of kilobytes
+   * and serializing it on every `tools/list` was a large share of the request's CPU.
+   */
+  listJson(permissions: ReadonlySet<Permission>): string {
+    return this.cachedList(permissions).json;
+  }
+
+  private cachedList(permissions: ReadonlySet<Permission>): { tools: ToolDescriptor[]; json: string } {
     const key = [...permissions].sort().join(',');
-    let list = this.listCache.get(key);
-    if (!list) {
-      list = this.tools.filter((t) => t.permission === null || permissions.has(t.permission)).map((t) => t.descriptor);
-      this.listCache.set(key, list);
+    let entry = this.listCache.get(key);
+    if (!entry) {
+      const tools = this.tools.filter((t) => t.permission === null || permissions.has(t.permission)).map((t) => t.descriptor);
+      entry = { tools, json: JSON.stringify(tools) };
+      this.listCache.set(key, entry);
     }
-    return list;
+    return entry;
   }
 
   /** A hidden tool is indistinguishable from a missing one. */

@@ -1,0 +1,78 @@
+/**
+ * Load process for bench/mcp.ts: C concurrent clients, each POSTing the same JSON-RPC body back to back over its own
+ * keep-alive connection for D ms (after a warm-up), timing every request with process.hrtime.
+ * Protocol over IPC: parent sends {run: RunMsg} → child answers {result: LoadResult}.
+ */
+import http from 'node:http';
+
+export interface RunMsg {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  clients: number;
+  durationMs: number;
+  warmupMs: number;
+  /** A response body containing this string counts as an error (JSON-RPC error or isError result). */
+  errorMarker: string[];
+}
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  firstError: string | null;
+  seconds: number;
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+}
+
+function post(agent: http.Agent, msg: RunMsg): Promise<{ ok: boolean; text: string }> {
+  return new Promise((resolve) => {
+    const req = http.request(
+      msg.url,
+      { method: 'POST', agent, headers: { ...msg.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(msg.body) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ ok: res.statusCode === 200 && !msg.errorMarker.some((m) => text.includes(m)), text: `${res.statusCode} ${text.slice(0, 300)}` }));
+      },
+    );
+    req.on('error', (err) => resolve({ ok: false, text: String(err) }));
+    req.end(msg.body);
+  });
+}
+
+async function run(msg: RunMsg): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: msg.clients });
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | null = null;
+  const start = Date.now();
+  const measureFrom = start + msg.warmupMs;
+  const end = measureFrom + msg.durationMs;
+  const client = async (): Promise<void> => {
+    while (Date.now() < end) {
+      const t0 = process.hrtime.bigint();
+      const res = await post(agent, msg);
+      const t1 = process.hrtime.bigint();
+      if (Date.now() < measureFrom) continue;
+      latencies.push(Number(t1 - t0) / 1e6);
+      if (!res.ok) {
+        errors++;
+        firstError ??= res.text;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: msg.clients }, client));
+  agent.destroy();
+  const seconds = msg.durationMs / 1000;
+  const sorted = latencies.sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return { requests: sorted.length, errors, firstError, seconds, rps: round(sorted.length / seconds), p50ms: round(pct(50)), p99ms: round(pct(99)) };
+}
+
+process.on('message', (msg: { run?: RunMsg }) => {
+  if (msg.run) void run(msg.run).then((result) => process.send!({ result }));
+});
