@@ -137,7 +137,8 @@ describe('two instances over a real nats-server', () => {
     expect((await onA.waitFor(1)).map((m) => JSON.parse(m).entityUuid)).toEqual([during]);
     expect(rawB.body()).not.toContain(during);
     await nats.start();
-    await until(async () => (await fetch(`${b.url}/health/ready`)).status === 200);
+    // Both must be back: an instance that has not reconnected yet publishes locally only.
+    await until(async () => (await fetch(`${b.url}/health/ready`)).status === 200 && (await fetch(`${a.url}/health/ready`)).status === 200);
     await rawB.ended; // B ended its open stream once the channel came back, so browsers reconnect and refresh.
     const streamB = openEventSource(`${b.url}/api/events`, cookie);
     await streamB.opened;
