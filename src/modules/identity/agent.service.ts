@@ -51,6 +51,18 @@ export class AgentService {
     return agents.map((a) => toAgentRecord(a, owners.get(a.ownerUuid)!));
   }
 
+  /**
+   * svc_checkin's identity part: records the agent's activity (`lastActiveAt`) and returns who it is, with its
+   * effective permissions re-read from its row and its owner.
+   */
+  async checkin(companyUuid: string, agentUuid: string): Promise<{ uuid: string; name: string; permissions: string[]; owner: { uuid: string; name: string; email: string } }> {
+    const agent = await this.find(this.db.manager, { companyUuid, userUuid: null }, agentUuid);
+    agent.lastActiveAt = new Date();
+    await this.db.getRepository(AgentEntity).update({ uuid: agent.uuid }, { lastActiveAt: agent.lastActiveAt });
+    const record = await this.record(this.db.manager, agent);
+    return { uuid: record.uuid, name: record.name, permissions: record.effectivePermissions, owner: record.owner };
+  }
+
   async get(m: AgentManager, uuid: string): Promise<AgentRecord> {
     const agent = await this.find(this.db.manager, m, uuid);
     return this.record(this.db.manager, agent);
