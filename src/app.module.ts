@@ -5,6 +5,7 @@ import { CoreModule, type CoreOptions } from './shared/core.module.js';
 import { CollaborationModule } from './modules/collaboration/index.js';
 import { HealthModule } from './modules/health/index.js';
 import { IdentityModule } from './modules/identity/index.js';
+import { NotificationsModule } from './modules/notifications/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
 import { ToolsModule } from './modules/tools/index.js';
 
@@ -18,6 +19,7 @@ export class AppModule {
         IdentityModule,
         HealthModule,
         CollaborationModule,
+        NotificationsModule,
         RealtimeModule,
         ToolsModule,
       ],

@@ -1,0 +1,71 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { Actor } from '../../shared/auth/actor.js';
+import { CurrentActor, SessionOrKey } from '../../shared/auth/decorators.js';
+import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
+import { etagMatches } from './domain/notification-input.js';
+import { NotificationService } from './notification.service.js';
+
+/**
+ * Conditional GET: the tag is compared before any row is read. On a match the handler returns nothing and Express
+ * answers 304 without a body (`req.fresh` sees the ETag set here). Private: per-caller data, revalidated each time.
+ */
+function cacheHeaders(res: Response, tag: string): void {
+  res.setHeader('ETag', tag);
+  res.setHeader('Cache-Control', 'private, no-cache');
+  res.vary('Cookie');
+  res.vary('Authorization');
+}
+
+/**
+ * The seven notification routes (notifications.md §2). The recipient is the caller (session cookie or agent key);
+ * bodies and queries are parsed by the service, so unknown read-all fields are ignored rather than refused.
+ * Static paths come before the `:uuid` ones.
+ */
+@Controller('api/notifications')
+@SessionOrKey()
+export class NotificationController {
+  constructor(private readonly notifications: NotificationService) {}
+
+  @Get()
+  async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const tag = await this.notifications.cacheTag(actor, 'list', query);
+    cacheHeaders(res, tag);
+    if (etagMatches(req.headers['if-none-match'], tag)) return null;
+    return this.notifications.list(actor, query);
+  }
+
+  @Get('unread-count')
+  async unreadCount(@CurrentActor() actor: Actor, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const tag = await this.notifications.cacheTag(actor, 'count');
+    cacheHeaders(res, tag);
+    if (etagMatches(req.headers['if-none-match'], tag)) return null;
+    return { count: await this.notifications.unreadCount(actor) };
+  }
+
+  @Post('read-all')
+  @HttpCode(200)
+  readAll(@CurrentActor() actor: Actor, @Body() body: unknown) {
+    return this.notifications.readAll(actor, body);
+  }
+
+  @Get('preferences')
+  preferences(@CurrentActor() actor: Actor) {
+    return this.notifications.getPreferences(actor);
+  }
+
+  @Put('preferences')
+  updatePreferences(@CurrentActor() actor: Actor, @Body() body: unknown) {
+    return this.notifications.updatePreferences(actor, body);
+  }
+
+  @Patch(':uuid/read')
+  read(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string) {
+    return this.notifications.read(actor, uuid);
+  }
+
+  @Patch(':uuid/archive')
+  archive(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string) {
+    return this.notifications.archive(actor, uuid);
+  }
+}
