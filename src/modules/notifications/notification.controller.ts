@@ -7,14 +7,24 @@ import { etagMatches } from './domain/notification-input.js';
 import { NotificationService } from './notification.service.js';
 
 /**
- * Conditional GET: the tag is compared before any row is read. On a match the handler returns nothing and Express
- * answers 304 without a body (`req.fresh` sees the ETag set here). Private: per-caller data, revalidated each time.
+ * Conditional GET, answered by hand: the tag is compared before any row is read, and a match ends the response as
+ * 304 without a body. (Express's own freshness check ignores If-None-Match when the request carries
+ * `Cache-Control: no-cache`, which fetch() adds to every conditional request.) Private: per-caller data,
+ * revalidated on every use.
  */
-function cacheHeaders(res: Response, tag: string): void {
+function conditional(req: Request, res: Response, tag: string): boolean {
   res.setHeader('ETag', tag);
   res.setHeader('Cache-Control', 'private, no-cache');
   res.vary('Cookie');
   res.vary('Authorization');
+  if (!etagMatches(req.headers['if-none-match'], tag)) return false;
+  res.status(304).end();
+  return true;
+}
+
+/** The envelope for the two hand-answered routes (the interceptor does it for the others). */
+function sendData(res: Response, data: unknown): void {
+  res.json({ success: true, data });
 }
 
 /**
@@ -28,19 +38,15 @@ export class NotificationController {
   constructor(private readonly notifications: NotificationService) {}
 
   @Get()
-  async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     const tag = await this.notifications.cacheTag(actor, 'list', query);
-    cacheHeaders(res, tag);
-    if (etagMatches(req.headers['if-none-match'], tag)) return null;
-    return this.notifications.list(actor, query);
+    if (!conditional(req, res, tag)) sendData(res, await this.notifications.list(actor, query));
   }
 
   @Get('unread-count')
-  async unreadCount(@CurrentActor() actor: Actor, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  async unreadCount(@CurrentActor() actor: Actor, @Req() req: Request, @Res() res: Response): Promise<void> {
     const tag = await this.notifications.cacheTag(actor, 'count');
-    cacheHeaders(res, tag);
-    if (etagMatches(req.headers['if-none-match'], tag)) return null;
-    return { count: await this.notifications.unreadCount(actor) };
+    if (!conditional(req, res, tag)) sendData(res, { count: await this.notifications.unreadCount(actor) });
   }
 
   @Post('read-all')
