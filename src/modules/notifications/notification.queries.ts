@@ -2,7 +2,9 @@ import type { EntityManager } from 'typeorm';
 import type { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import type { NotificationFrame } from '../../shared/event-bus/events.js';
 import type { MetricsService } from '../../shared/metrics/metrics.service.js';
+import type { ListQuery } from './domain/notification-input.js';
 import type { Ref } from './domain/notification-rules.js';
+import { NOTIFICATION_COLUMNS } from './notification.records.js';
 
 /** Whose inbox a query reads: the authenticated caller, always inside its company. */
 export interface Recipient extends Ref {
@@ -13,12 +15,21 @@ export interface Recipient extends Ref {
 export const RECIPIENT_SQL = 'recipient_type = $1 AND recipient_uuid = $2 AND company_uuid = $3';
 export const recipientParams = (r: Recipient): unknown[] => [r.type, r.uuid, r.companyUuid];
 
+/** The REST list (notifications.md §2): newest first, straight off one of the inbox indexes, no sort step. */
+export function listSql(r: Recipient, q: ListQuery): { sql: string; params: unknown[] } {
+  const params = [...recipientParams(r), q.limit, q.offset];
+  let where = `${RECIPIENT_SQL} AND archived_at IS NULL`;
+  if (q.unreadOnly) where += ' AND read_at IS NULL';
+  if (q.projectUuid) where += ` AND project_uuid = $${params.push(q.projectUuid)}`;
+  return { sql: `SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${where} ORDER BY created_at DESC, uuid LIMIT $4 OFFSET $5`, params };
+}
+
+export const UNREAD_COUNT_SQL = `SELECT count(*)::int AS n FROM notification WHERE ${RECIPIENT_SQL} AND read_at IS NULL AND archived_at IS NULL`;
+export const VERSION_SQL = 'SELECT version FROM notification_version WHERE recipient_type = $1 AND recipient_uuid = $2';
+
 /** The global unread count (notifications.md §1): an index-only count on the unread partial index. */
 export async function countUnread(em: EntityManager, r: Recipient): Promise<number> {
-  const rows: Array<{ n: number }> = await em.query(
-    `SELECT count(*)::int AS n FROM notification WHERE ${RECIPIENT_SQL} AND read_at IS NULL AND archived_at IS NULL`,
-    recipientParams(r),
-  );
+  const rows: Array<{ n: number }> = await em.query(UNREAD_COUNT_SQL, recipientParams(r));
   return rows[0].n;
 }
 
@@ -43,10 +54,7 @@ export async function countUnreadMany(em: EntityManager, companyUuid: string, re
  * 1763795500000), so it is shared by all instances. '0' before the first notification.
  */
 export async function inboxVersion(em: EntityManager, r: Ref): Promise<string> {
-  const rows: Array<{ version: string }> = await em.query(
-    'SELECT version FROM notification_version WHERE recipient_type = $1 AND recipient_uuid = $2',
-    [r.type, r.uuid],
-  );
+  const rows: Array<{ version: string }> = await em.query(VERSION_SQL, [r.type, r.uuid]);
   return rows.length ? String(rows[0].version) : '0';
 }
 

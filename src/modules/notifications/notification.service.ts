@@ -26,7 +26,7 @@ import {
   type NotificationRecord,
   type NotificationRow,
 } from './notification.records.js';
-import { countUnread, inboxVersion, publishFrame, RECIPIENT_SQL, recipientParams, type Recipient } from './notification.queries.js';
+import { countUnread, inboxVersion, listSql, publishFrame, RECIPIENT_SQL, recipientParams, type Recipient } from './notification.queries.js';
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CHECKIN_RECENT = 5;
@@ -53,16 +53,9 @@ export class NotificationService {
   ) {}
 
   async list(actor: Actor, query: unknown): Promise<{ notifications: NotificationRecord[]; unreadCount: number }> {
-    const q = parseListQuery(query);
     const r = recipientOf(actor);
-    const params = [...recipientParams(r), q.limit, q.offset];
-    let where = `${RECIPIENT_SQL} AND archived_at IS NULL`;
-    if (q.unreadOnly) where += ' AND read_at IS NULL';
-    if (q.projectUuid) where += ` AND project_uuid = $${params.push(q.projectUuid)}`;
-    const [rows, unreadCount] = await Promise.all([
-      this.db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${where} ORDER BY created_at DESC, uuid LIMIT $4 OFFSET $5`, params) as Promise<NotificationRow[]>,
-      countUnread(this.db.manager, r),
-    ]);
+    const { sql, params } = listSql(r, parseListQuery(query));
+    const [rows, unreadCount] = await Promise.all([this.db.query(sql, params) as Promise<NotificationRow[]>, countUnread(this.db.manager, r)]);
     return { notifications: rows.map(toNotificationRecord), unreadCount };
   }
 
