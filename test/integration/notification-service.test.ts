@@ -210,13 +210,13 @@ describe('agent-facing methods (notifications.md §7)', () => {
   it('svc_mark_notification_read: one, all, or a validation error', async () => {
     const [x] = await n.many(inbox(bot), 3, { projectUuid: P1 });
     const msg = 'notificationUuid or all=true required';
-    expect(await refusal(svc.markReadForAgent(bot, {}))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
-    expect(await refusal(svc.markReadForAgent(bot, { notificationUuid: x.uuid, all: true }))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
-    expect(await refusal(svc.markReadForAgent(bot, { notificationUuid: randomUUID() }))).toEqual({ code: 'NOT_FOUND', message: 'Notification not found' });
-    const one = await svc.markReadForAgent(bot, { notificationUuid: x.uuid });
+    expect(await refusal(svc.markRead(bot, {}))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
+    expect(await refusal(svc.markRead(bot, { notificationUuid: x.uuid, all: true }))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
+    expect(await refusal(svc.markRead(bot, { notificationUuid: randomUUID() }))).toEqual({ code: 'NOT_FOUND', message: 'Notification not found' });
+    const one = await svc.markRead(bot, { notificationUuid: x.uuid });
     expect(one).toEqual({ notification: expect.objectContaining({ uuid: x.uuid, readAt: expect.any(String) }) });
-    expect(await svc.markReadForAgent(bot, { all: true, projectUuid: P2 })).toEqual({ count: 0 });
-    expect(await svc.markReadForAgent(bot, { all: true })).toEqual({ count: 2 });
+    expect(await svc.markRead(bot, { all: true, projectUuid: P2 })).toEqual({ count: 0 });
+    expect(await svc.markRead(bot, { all: true })).toEqual({ count: 2 });
     expect(frames.map((f) => f.frame)).toEqual([
       { type: 'count_update', unreadCount: 2 },
       { type: 'count_update', unreadCount: 0 },

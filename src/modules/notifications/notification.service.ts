@@ -147,14 +147,14 @@ export class NotificationService {
       this.db.query(`SELECT count(*)::int AS n FROM notification WHERE ${where}`, params),
     ]);
     let changed = 0;
-    if (f.status === 'unread' && f.autoMarkRead && rows.length) changed = await this.markRead(r, rows.map((row) => row.uuid));
+    if (f.status === 'unread' && f.autoMarkRead && rows.length) changed = await this.markRowsRead(r, rows.map((row) => row.uuid));
     const unreadCount = await countUnread(this.db.manager, r);
     if (changed) publishFrame(this.bus, this.metrics, r, { type: 'count_update', unreadCount });
     return { notifications: rows.map(toNotificationRecord), page: p.page, pageSize: p.pageSize, total: totals[0].n, unreadCount };
   }
 
   /** `svc_mark_notification_read`: one notification, or all of them (optionally one project's). */
-  async markReadForAgent(actor: Actor, input: MarkReadInput): Promise<{ notification: NotificationRecord } | { count: number }> {
+  async markRead(actor: Actor, input: MarkReadInput): Promise<{ notification: NotificationRecord } | { count: number }> {
     const parsed = parseMarkReadInput(input);
     if ('notificationUuid' in parsed) return { notification: await this.read(actor, parsed.notificationUuid) };
     return { count: await this.markAllRead(actor, parsed.projectUuid) };
@@ -168,7 +168,7 @@ export class NotificationService {
        ORDER BY created_at DESC, uuid LIMIT ${CHECKIN_RECENT}`,
       recipientParams(r),
     );
-    const changed = rows.length ? await this.markRead(r, rows.map((row) => row.uuid)) : 0;
+    const changed = rows.length ? await this.markRowsRead(r, rows.map((row) => row.uuid)) : 0;
     const unread = await countUnread(this.db.manager, r);
     if (changed) publishFrame(this.bus, this.metrics, r, { type: 'count_update', unreadCount: unread });
     return { unread, recent: rows.map(toCheckinNotification) };
@@ -190,7 +190,7 @@ export class NotificationService {
   }
 
   /** Marks the given unread rows of the recipient read; returns how many changed. */
-  private async markRead(r: Recipient, uuids: string[]): Promise<number> {
+  private async markRowsRead(r: Recipient, uuids: string[]): Promise<number> {
     const rows: Array<{ n: number }> = await this.db.query(
       `WITH changed AS (UPDATE notification SET read_at = now(), updated_at = now()
                          WHERE ${RECIPIENT_SQL} AND uuid = ANY($4::uuid[]) AND read_at IS NULL RETURNING 1)
