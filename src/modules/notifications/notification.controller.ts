@@ -10,20 +10,25 @@ import { NotificationService } from './notification.service.js';
  * Conditional GET, answered by hand: the tag is compared before any row is read, and a match ends the response as
  * 304 without a body. (Express's own freshness check ignores If-None-Match when the request carries
  * `Cache-Control: no-cache`, which fetch() adds to every conditional request.) Private: per-caller data,
- * revalidated on every use.
+ * revalidated on every use. The tag is only sent with a successful answer, never with an error.
  */
-function conditional(req: Request, res: Response, tag: string): boolean {
+function cacheHeaders(res: Response, tag: string): void {
   res.setHeader('ETag', tag);
   res.setHeader('Cache-Control', 'private, no-cache');
   res.vary('Cookie');
   res.vary('Authorization');
+}
+
+function notModified(req: Request, res: Response, tag: string): boolean {
   if (!etagMatches(req.headers['if-none-match'], tag)) return false;
+  cacheHeaders(res, tag);
   res.status(304).end();
   return true;
 }
 
 /** The envelope for the two hand-answered routes (the interceptor does it for the others). */
-function sendData(res: Response, data: unknown): void {
+function sendFresh(res: Response, tag: string, data: unknown): void {
+  cacheHeaders(res, tag);
   res.json({ success: true, data });
 }
 
@@ -40,13 +45,13 @@ export class NotificationController {
   @Get()
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     const tag = await this.notifications.cacheTag(actor, 'list', query);
-    if (!conditional(req, res, tag)) sendData(res, await this.notifications.list(actor, query));
+    if (!notModified(req, res, tag)) sendFresh(res, tag, await this.notifications.list(actor, query));
   }
 
   @Get('unread-count')
   async unreadCount(@CurrentActor() actor: Actor, @Req() req: Request, @Res() res: Response): Promise<void> {
     const tag = await this.notifications.cacheTag(actor, 'count');
-    if (!conditional(req, res, tag)) sendData(res, { count: await this.notifications.unreadCount(actor) });
+    if (!notModified(req, res, tag)) sendFresh(res, tag, { count: await this.notifications.unreadCount(actor) });
   }
 
   @Post('read-all')
