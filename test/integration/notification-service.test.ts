@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
 import { NotificationEntity, NotificationService } from '../../src/modules/notifications/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
@@ -243,38 +244,123 @@ describe('agent-facing methods (notifications.md §7)', () => {
 
 describe('cache tags', () => {
   it('change with every write to the recipient’s rows, whoever writes them, and only then', async () => {
-    const t0 = await svc.cacheTag(me, 'list', {});
-    expect(await svc.cacheTag(me, 'list', {})).toBe(t0);
-    expect(await svc.cacheTag(me, 'list', { limit: '5' })).not.toBe(t0);
-    expect(await svc.cacheTag(me, 'count')).not.toBe(t0);
-    expect(await svc.cacheTag(colleague, 'list', {})).not.toBe(t0);
+    const t0 = await svc.listTag(me, {});
+    expect(await svc.listTag(me, {})).toBe(t0);
+    expect(await svc.listTag(me, { limit: '5' })).not.toBe(t0);
+    expect((await svc.unreadCountTagged(me)).tag).not.toBe(t0);
+    expect(await svc.listTag(colleague, {})).not.toBe(t0);
 
     const x = await n.insert(inbox(me));
-    const t1 = await svc.cacheTag(me, 'list', {});
+    const t1 = await svc.listTag(me, {});
     expect(t1).not.toBe(t0);
     await n.insert(inbox(colleague));
-    expect(await svc.cacheTag(me, 'list', {})).toBe(t1);
+    expect(await svc.listTag(me, {})).toBe(t1);
 
     await svc.read(me, x.uuid);
-    const t2 = await svc.cacheTag(me, 'list', {});
+    const t2 = await svc.listTag(me, {});
     expect(t2).not.toBe(t1);
     await svc.read(me, x.uuid);
     await svc.readAll(me, undefined);
-    expect(await svc.cacheTag(me, 'list', {})).toBe(t2);
+    expect(await svc.listTag(me, {})).toBe(t2);
 
     await svc.archive(me, x.uuid);
-    const t3 = await svc.cacheTag(me, 'list', {});
+    const t3 = await svc.listTag(me, {});
     expect(t3).not.toBe(t2);
     // Another instance (or a script) writing directly bumps the same version.
     await db.query('UPDATE notification SET archived_at = NULL WHERE uuid = $1', [x.uuid]);
-    expect(await svc.cacheTag(me, 'list', {})).not.toBe(t3);
+    expect(await svc.listTag(me, {})).not.toBe(t3);
   });
 
   it('validates the list query before reading anything', async () => {
-    expect(await refusal(svc.cacheTag(me, 'list', { projectUuid: 'x' }))).toEqual({
+    expect(await refusal(svc.listTag(me, { projectUuid: 'x' }))).toEqual({
       code: 'VALIDATION_ERROR',
       message: 'Invalid input',
       details: [{ field: 'projectUuid', message: 'must be a uuid' }],
     });
+  });
+});
+
+describe('inbox row (version and unread count kept by triggers)', () => {
+  const who = [randomUUID(), randomUUID(), randomUUID()];
+  type Op =
+    | { kind: 'insert'; who: number; n: number; read: boolean; archived: boolean }
+    | { kind: 'toggleRead' | 'toggleArchive' | 'delete'; who: number; parity: number }
+    | { kind: 'move'; who: number; to: number }
+    | { kind: 'truncate' };
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ kind: fc.constant('insert' as const), who: fc.nat(2), n: fc.integer({ min: 1, max: 4 }), read: fc.boolean(), archived: fc.boolean() }),
+    fc.record({ kind: fc.constantFrom('toggleRead' as const, 'toggleArchive' as const, 'delete' as const), who: fc.nat(2), parity: fc.nat(1) }),
+    fc.record({ kind: fc.constant('move' as const), who: fc.nat(2), to: fc.nat(2) }),
+    fc.constant({ kind: 'truncate' as const }),
+  );
+  const subset = 'recipient_uuid = $1 AND get_byte(uuid_send(uuid), 15) % 2 = $2';
+
+  async function apply(o: Op): Promise<void> {
+    const c = me.companyUuid;
+    if (o.kind === 'insert') {
+      await db.query(
+        `INSERT INTO notification (uuid, company_uuid, project_uuid, project_name, recipient_type, recipient_uuid, entity_type, entity_uuid,
+                                   entity_title, action, message, actor_type, actor_uuid, actor_name, read_at, archived_at)
+         SELECT gen_random_uuid(), $1, gen_random_uuid(), 'P', 'user', $2, 'task', gen_random_uuid(), 'T', 'task_assigned', 'm', 'user', $2, 'A',
+                CASE WHEN $4 THEN now() END, CASE WHEN $5 THEN now() END
+           FROM generate_series(1, $3::int)`,
+        [c, who[o.who], o.n, o.read, o.archived],
+      );
+    } else if (o.kind === 'toggleRead') {
+      await db.query(`UPDATE notification SET read_at = CASE WHEN read_at IS NULL THEN now() END WHERE ${subset}`, [who[o.who], o.parity]);
+    } else if (o.kind === 'toggleArchive') {
+      await db.query(`UPDATE notification SET archived_at = CASE WHEN archived_at IS NULL THEN now() END WHERE ${subset}`, [who[o.who], o.parity]);
+    } else if (o.kind === 'delete') {
+      await db.query(`DELETE FROM notification WHERE ${subset}`, [who[o.who], o.parity]);
+    } else if (o.kind === 'move') {
+      await db.query('UPDATE notification SET recipient_uuid = $2 WHERE recipient_uuid = $1', [who[o.who], who[o.to]]);
+    } else {
+      await db.query('TRUNCATE notification');
+    }
+  }
+
+  async function state(): Promise<Array<{ unread: number; counted: number; version: number }>> {
+    const rows: Array<{ uuid: string; unread: number; counted: number; version: string }> = await db.query(
+      `SELECT r.uuid, coalesce(i.unread_count, 0) AS unread, coalesce(i.version, 0) AS version,
+              (SELECT count(*)::int FROM notification n WHERE n.recipient_type = 'user' AND n.recipient_uuid = r.uuid
+                                                          AND n.read_at IS NULL AND n.archived_at IS NULL) AS counted
+         FROM unnest($1::uuid[]) AS r(uuid)
+         LEFT JOIN notification_inbox i ON i.recipient_type = 'user' AND i.recipient_uuid = r.uuid
+        ORDER BY array_position($1::uuid[], r.uuid)`,
+      [who],
+    );
+    return rows.map((r) => ({ unread: r.unread, counted: r.counted, version: Number(r.version) }));
+  }
+
+  it('the unread count always equals the counted rows and the version never goes back', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 10 }), async (ops) => {
+        await db.query('DELETE FROM notification');
+        let before = await state();
+        for (const o of ops) {
+          await apply(o);
+          const after = await state();
+          for (let i = 0; i < who.length; i++) {
+            expect(after[i].unread).toBe(after[i].counted);
+            expect(after[i].version).toBeGreaterThanOrEqual(before[i].version);
+          }
+          before = after;
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('every statement that changes a recipient’s rows bumps its version once; others are untouched', async () => {
+    await apply({ kind: 'insert', who: 0, n: 3, read: false, archived: false });
+    const v0 = await state();
+    await apply({ kind: 'toggleRead', who: 0, parity: 0 });
+    await apply({ kind: 'toggleRead', who: 0, parity: 1 });
+    const v1 = await state();
+    expect(v1[0].version).toBe(v0[0].version + 2);
+    expect(v1[0].unread).toBe(0);
+    expect(v1[1].version).toBe(v0[1].version);
+    await db.query('UPDATE notification SET read_at = now() WHERE recipient_uuid = $1 AND read_at IS NULL', [who[0]]);
+    expect((await state())[0].version).toBe(v1[0].version);
   });
 });

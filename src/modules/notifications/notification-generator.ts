@@ -122,7 +122,7 @@ export class NotificationGenerator implements OnModuleInit {
       if (mentionRows.length) await tx.createQueryBuilder().insert().into(MentionEntity).values(mentionRows).execute();
       if (rows.length) await tx.createQueryBuilder().insert().into(NotificationEntity).values(rows).execute();
     });
-    await this.announce(actor.companyUuid, rows);
+    await this.announce(rows);
   }
 
   /** §4.1–4.2 for the activities that notify: recipients and message from the entity as it is after the mutation. */
@@ -184,7 +184,7 @@ export class NotificationGenerator implements OnModuleInit {
   }
 
   /** §3: one `new_notification` per distinct recipient, copied from its first row, with its count after insert. */
-  private async announce(companyUuid: string, rows: NewNotification[]): Promise<void> {
+  private async announce(rows: NewNotification[]): Promise<void> {
     const first = new Map<string, NewNotification>();
     for (const r of rows) {
       const k = refKey({ type: r.recipientType, uuid: r.recipientUuid });
@@ -192,7 +192,7 @@ export class NotificationGenerator implements OnModuleInit {
     }
     if (!first.size) return;
     const refs = [...first.values()].map((r): Ref => ({ type: r.recipientType, uuid: r.recipientUuid }));
-    const counts = await countUnreadMany(this.db.manager, companyUuid, refs);
+    const counts = await countUnreadMany(this.db.manager, refs);
     for (const ref of refs) {
       const r = first.get(refKey(ref))!;
       publishFrame(this.bus, this.metrics, ref, {

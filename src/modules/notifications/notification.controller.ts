@@ -44,14 +44,14 @@ export class NotificationController {
 
   @Get()
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const tag = await this.notifications.cacheTag(actor, 'list', query);
+    const tag = await this.notifications.listTag(actor, query);
     if (!notModified(req, res, tag)) sendFresh(res, tag, await this.notifications.list(actor, query));
   }
 
   @Get('unread-count')
   async unreadCount(@CurrentActor() actor: Actor, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const tag = await this.notifications.cacheTag(actor, 'count');
-    if (!notModified(req, res, tag)) sendFresh(res, tag, { count: await this.notifications.unreadCount(actor) });
+    const { count, tag } = await this.notifications.unreadCountTagged(actor);
+    if (!notModified(req, res, tag)) sendFresh(res, tag, { count });
   }
 
   @Post('read-all')

@@ -24,38 +24,40 @@ export function listSql(r: Recipient, q: ListQuery): { sql: string; params: unkn
   return { sql: `SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${where} ORDER BY created_at DESC, uuid LIMIT $4 OFFSET $5`, params };
 }
 
-export const UNREAD_COUNT_SQL = `SELECT count(*)::int AS n FROM notification WHERE ${RECIPIENT_SQL} AND read_at IS NULL AND archived_at IS NULL`;
-export const VERSION_SQL = 'SELECT version FROM notification_version WHERE recipient_type = $1 AND recipient_uuid = $2';
+/**
+ * A recipient's inbox row: version and unread count, kept exact by triggers in the transaction of every write to its
+ * notifications (migration 1763795500000), so shared by all instances. One primary-key lookup.
+ */
+export const INBOX_SQL = 'SELECT version, unread_count AS "unreadCount" FROM notification_inbox WHERE recipient_type = $1 AND recipient_uuid = $2';
 
-/** The global unread count (notifications.md §1): an index-only count on the unread partial index. */
-export async function countUnread(em: EntityManager, r: Recipient): Promise<number> {
-  const rows: Array<{ n: number }> = await em.query(UNREAD_COUNT_SQL, recipientParams(r));
-  return rows[0].n;
+export interface InboxState {
+  /** '0' before the first notification. */
+  version: string;
+  /** The global unread count (notifications.md §1). */
+  unreadCount: number;
 }
 
-/** Unread counts of several recipients of one company in one query; recipients without unread rows get 0. */
-export async function countUnreadMany(em: EntityManager, companyUuid: string, refs: readonly Ref[]): Promise<Map<string, number>> {
+export async function inboxState(em: EntityManager, r: Ref): Promise<InboxState> {
+  const rows: Array<{ version: string; unreadCount: number }> = await em.query(INBOX_SQL, [r.type, r.uuid]);
+  return rows.length ? { version: String(rows[0].version), unreadCount: rows[0].unreadCount } : { version: '0', unreadCount: 0 };
+}
+
+export async function countUnread(em: EntityManager, r: Ref): Promise<number> {
+  return (await inboxState(em, r)).unreadCount;
+}
+
+/** Unread counts of several recipients in one query; recipients without an inbox row get 0. */
+export async function countUnreadMany(em: EntityManager, refs: readonly Ref[]): Promise<Map<string, number>> {
   const out = new Map<string, number>(refs.map((r) => [`${r.type}:${r.uuid}`, 0]));
   if (!refs.length) return out;
   const rows: Array<{ type: string; uuid: string; n: number }> = await em.query(
-    `SELECT n.recipient_type AS type, n.recipient_uuid AS uuid, count(*)::int AS n
-       FROM unnest($2::text[], $3::uuid[]) AS r(type, uuid)
-       JOIN notification n ON n.recipient_type = r.type AND n.recipient_uuid = r.uuid AND n.company_uuid = $1
-                          AND n.read_at IS NULL AND n.archived_at IS NULL
-      GROUP BY 1, 2`,
-    [companyUuid, refs.map((r) => r.type), refs.map((r) => r.uuid)],
+    `SELECT i.recipient_type AS type, i.recipient_uuid AS uuid, i.unread_count AS n
+       FROM unnest($1::text[], $2::uuid[]) AS r(type, uuid)
+       JOIN notification_inbox i ON i.recipient_type = r.type AND i.recipient_uuid = r.uuid`,
+    [refs.map((r) => r.type), refs.map((r) => r.uuid)],
   );
   for (const row of rows) out.set(`${row.type}:${row.uuid}`, row.n);
   return out;
-}
-
-/**
- * The inbox version of a recipient: bumped by a trigger in the transaction of every write to its rows (migration
- * 1763795500000), so it is shared by all instances. '0' before the first notification.
- */
-export async function inboxVersion(em: EntityManager, r: Ref): Promise<string> {
-  const rows: Array<{ version: string }> = await em.query(VERSION_SQL, [r.type, r.uuid]);
-  return rows.length ? String(rows[0].version) : '0';
 }
 
 /** Notification frames go to the recipient's subject (notifications.md §3); agents' frames currently reach no socket. */

@@ -26,7 +26,7 @@ import {
   type NotificationRecord,
   type NotificationRow,
 } from './notification.records.js';
-import { countUnread, inboxVersion, listSql, publishFrame, RECIPIENT_SQL, recipientParams, type Recipient } from './notification.queries.js';
+import { countUnread, inboxState, listSql, publishFrame, RECIPIENT_SQL, recipientParams, type Recipient } from './notification.queries.js';
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CHECKIN_RECENT = 5;
@@ -60,19 +60,28 @@ export class NotificationService {
   }
 
   unreadCount(actor: Actor): Promise<number> {
-    return countUnread(this.db.manager, recipientOf(actor));
+    return countUnread(this.db.manager, actor);
   }
 
   /**
-   * Entity tag of a list (with its parsed query) or of the unread count. It is derived from the recipient's inbox
-   * version, which every write bumps in its own transaction, and it is read BEFORE the data: a response is never
-   * labelled with a version newer than what it shows. Validates the list query first.
+   * Entity tag of a list (with its parsed query). It is derived from the recipient's inbox version, which every
+   * write bumps in its own transaction, and it is read BEFORE the rows: a response is never labelled with a version
+   * newer than what it shows. Validates the list query first.
    */
-  async cacheTag(actor: Actor, kind: 'list' | 'count', query?: unknown): Promise<string> {
-    const parsed: ListQuery | null = kind === 'list' ? parseListQuery(query) : null;
-    const version = await inboxVersion(this.db.manager, actor);
+  async listTag(actor: Actor, query: unknown): Promise<string> {
+    const parsed = parseListQuery(query);
+    return this.tag(actor, 'list', (await inboxState(this.db.manager, actor)).version, parsed);
+  }
+
+  /** The unread count with its entity tag, both from the same inbox row (one lookup answers 200 and 304 alike). */
+  async unreadCountTagged(actor: Actor): Promise<{ count: number; tag: string }> {
+    const state = await inboxState(this.db.manager, actor);
+    return { count: state.unreadCount, tag: this.tag(actor, 'count', state.version, null) };
+  }
+
+  private tag(actor: Actor, kind: 'list' | 'count', version: string, query: ListQuery | null): string {
     const scope = createHash('sha256')
-      .update(JSON.stringify([actor.companyUuid, actor.type, actor.uuid, kind, parsed]))
+      .update(JSON.stringify([actor.companyUuid, actor.type, actor.uuid, kind, query]))
       .digest('base64url')
       .slice(0, 16);
     return `"${kind}-${version}-${scope}"`;
