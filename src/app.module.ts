@@ -10,6 +10,7 @@ import { IdeasModule } from './modules/ideas/index.js';
 import { ProjectsModule } from './modules/projects/index.js';
 import { DocumentsModule } from './modules/documents/index.js';
 import { ProposalsModule } from './modules/proposals/index.js';
+import { NotificationsModule } from './modules/notifications/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
 import { SessionModule } from './modules/sessions/index.js';
 import { TaskModule } from './modules/tasks/index.js';
@@ -31,6 +32,7 @@ export class AppModule {
         SessionModule,
         ProposalsModule,
         DocumentsModule,
+        NotificationsModule,
         RealtimeModule,
         AssignmentsModule,
         ToolsModule,

@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import type { Actor } from '../../shared/auth/actor.js';
+import { MutationHooks, type CommittedMutation } from '../../shared/database/transaction-runner.js';
+import { EventBus } from '../../shared/event-bus/event-bus.port.js';
+import { LOGGER, requestContext } from '../../shared/logging/logger.js';
+import { MetricsService } from '../../shared/metrics/metrics.service.js';
+import { MentionEntity, newMentions, snippet, validMentionTargets } from '../collaboration/index.js';
+import {
+  categoryOf,
+  messageFor,
+  planNotifications,
+  recipientsFor,
+  type Candidate,
+  type NotificationAction,
+  type NotifiedEntityType,
+  type PlannedNotification,
+  type Ref,
+} from './domain/notification-rules.js';
+import { archivedAgents, ideaCreators, loadEntities, preferencesOf, projectNames, type EntityRow } from './notification-facts.js';
+import { NotificationEntity } from './notification.entity.js';
+import { countUnreadMany, publishFrame } from './notification.queries.js';
+
+type Activity = CommittedMutation['activities'][number];
+const refKey = (r: Ref): string => `${r.type}:${r.uuid}`;
+const refOf = (type: Ref['type'] | null, uuid: string | null): Ref | null => (type && uuid ? { type, uuid } : null);
+const str = (v: unknown): string | null => (typeof v === 'string' && v.length ? v : null);
+
+/** A row as generation writes it; the database fills the timestamps (clock_timestamp(), in insert order). */
+type NewNotification = Omit<NotificationEntity, 'readAt' | 'archivedAt' | 'createdAt' | 'updatedAt'>;
+
+/**
+ * Turns a committed mutation into notification rows (notifications.md §4, §5): runs as a post-commit hook on the
+ * instance that performed the mutation, before its call returns. Relayed bus messages never reach it. One batch
+ * (mention rows and notification rows in one transaction) per mutation, then one `new_notification` frame per
+ * distinct recipient. A failure is logged and never changes the mutation's result.
+ */
+@Injectable()
+export class NotificationGenerator implements OnModuleInit {
+  constructor(
+    private readonly db: DataSource,
+    private readonly bus: EventBus,
+    private readonly hooks: MutationHooks,
+    private readonly metrics: MetricsService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    this.hooks.register((m) => this.onCommitted(m));
+  }
+
+  async onCommitted(mutation: CommittedMutation): Promise<void> {
+    try {
+      await this.generate(mutation);
+    } catch (err) {
+      this.logger.error(
+        {
+          requestId: requestContext.getStore()?.requestId,
+          err: err instanceof Error ? err.message : String(err),
+          stack: err instanceof Error ? err.stack : undefined,
+        },
+        'notification generation failed',
+      );
+    }
+  }
+
+  /** Computes, stores and announces the batch of one mutation. */
+  async generate({ actor, activities, mentionSources }: CommittedMutation): Promise<void> {
+    const notifying = activities.flatMap((a) => {
+      const action = categoryOf(a.targetType, a.action);
+      return action && action !== 'mentioned' ? [{ a, action }] : [];
+    });
+    if (!notifying.length && !mentionSources.length) return;
+    const em = this.db.manager;
+    const candidates = await this.activityCandidates(actor, notifying);
+
+    const mentionRows: Array<QueryDeepPartialEntity<MentionEntity>> = [];
+    for (const s of mentionSources) {
+      const fresh = newMentions(s.before, s.after);
+      if (!fresh.length) continue;
+      const targets = await validMentionTargets(em, actor.companyUuid, actor, fresh);
+      if (!targets.length) continue;
+      for (const t of targets) {
+        mentionRows.push({
+          uuid: randomUUID(),
+          companyUuid: actor.companyUuid,
+          sourceType: s.sourceType,
+          sourceUuid: s.sourceUuid,
+          mentionedType: t.type,
+          mentionedUuid: t.uuid,
+          actorType: actor.type,
+          actorUuid: actor.uuid,
+        });
+      }
+      candidates.push({
+        action: 'mentioned',
+        recipients: targets,
+        entity: { type: s.entityType, uuid: s.entityUuid, title: s.entityTitle, projectUuid: s.projectUuid },
+        message: messageFor('mentioned', { actorName: actor.name, title: s.entityTitle, snippet: snippet(s.after) }),
+        commentUuid: s.sourceType === 'comment' ? s.sourceUuid : null,
+      });
+    }
+
+    const everyone = [...new Map(candidates.flatMap((c) => c.recipients).map((r) => [refKey(r), r])).values()];
+    const [archived, prefs, projects] = await Promise.all([
+      archivedAgents(em, everyone.filter((r) => r.type === 'agent').map((r) => r.uuid)),
+      preferencesOf(em, actor.companyUuid, everyone),
+      projectNames(em, actor.companyUuid, [...new Set(candidates.map((c) => c.entity.projectUuid))]),
+    ]);
+    const planned = planNotifications(candidates, {
+      actor: { type: actor.type, uuid: actor.uuid },
+      isArchivedAgent: (r) => archived.has(r.uuid),
+      wants: (r, field) => prefs.get(refKey(r))?.[field] ?? true,
+    });
+    if (!planned.length && !mentionRows.length) return;
+
+    const rows = planned.map((p) => this.row(actor, p, projects));
+    await this.db.transaction(async (tx) => {
+      if (mentionRows.length) await tx.createQueryBuilder().insert().into(MentionEntity).values(mentionRows).execute();
+      if (rows.length) await tx.createQueryBuilder().insert().into(NotificationEntity).values(rows).execute();
+    });
+    await this.announce(rows);
+  }
+
+  /** §4.1–4.2 for the activities that notify: recipients and message from the entity as it is after the mutation. */
+  private async activityCandidates(actor: Actor, notifying: Array<{ a: Activity; action: Exclude<NotificationAction, 'mentioned'> }>): Promise<Candidate[]> {
+    const em = this.db.manager;
+    const entities = await loadEntities(em, actor.companyUuid, notifying.map(({ a }) => ({ type: a.targetType, uuid: a.targetUuid })));
+    const inputIdeas = notifying
+      .filter(({ action }) => action === 'proposal_submitted')
+      .flatMap(({ a }) => {
+        const p = entities.get(`proposal:${a.targetUuid}`);
+        return p?.inputType === 'idea' ? (p.inputUuids ?? []) : [];
+      });
+    const creators = await ideaCreators(em, actor.companyUuid, [...new Set(inputIdeas)]);
+    const actorOwner: Ref | null = actor.type === 'agent' && actor.ownerUuid ? { type: 'user', uuid: actor.ownerUuid } : null;
+
+    const out: Candidate[] = [];
+    for (const { a, action } of notifying) {
+      const e = entities.get(`${a.targetType}:${a.targetUuid}`);
+      if (!e) continue;
+      const entityType = a.targetType as NotifiedEntityType;
+      const facts = {
+        creator: refOf(e.createdByType, e.createdByUuid),
+        assignee: refOf(e.assigneeType, e.assigneeUuid),
+        inputIdeaCreators: e.inputType === 'idea' ? (e.inputUuids ?? []).flatMap((u) => creators.get(u) ?? []) : [],
+      };
+      out.push({
+        action,
+        recipients: recipientsFor(action, entityType, facts, actorOwner),
+        entity: { type: entityType, uuid: e.uuid, title: e.title, projectUuid: e.projectUuid },
+        message: messageFor(action, { actorName: actor.name, title: e.title, ...this.details(a, e) }),
+        commentUuid: action === 'comment_added' ? str(a.value?.commentUuid) : null,
+      });
+    }
+    return out;
+  }
+
+  /** The new status and the review note come with the activity; the row after the mutation is the fallback. */
+  private details(a: Activity, e: EntityRow): { status: string | null; reviewNote: string | null } {
+    return { status: str(a.value?.to) ?? e.status, reviewNote: str(a.value?.reviewNote) ?? str(e.reviewNote) };
+  }
+
+  private row(actor: Actor, p: PlannedNotification, projects: Map<string, string>): NewNotification {
+    return {
+      uuid: randomUUID(),
+      companyUuid: actor.companyUuid,
+      projectUuid: p.entity.projectUuid,
+      projectName: projects.get(p.entity.projectUuid) ?? '',
+      recipientType: p.recipient.type,
+      recipientUuid: p.recipient.uuid,
+      entityType: p.entity.type,
+      entityUuid: p.entity.uuid,
+      entityTitle: p.entity.title,
+      action: p.action,
+      message: p.message,
+      actorType: actor.type,
+      actorUuid: actor.uuid,
+      actorName: actor.name,
+    };
+  }
+
+  /** §3: one `new_notification` per distinct recipient, copied from its first row, with its count after insert. */
+  private async announce(rows: NewNotification[]): Promise<void> {
+    const first = new Map<string, NewNotification>();
+    for (const r of rows) {
+      const k = refKey({ type: r.recipientType, uuid: r.recipientUuid });
+      if (!first.has(k)) first.set(k, r);
+    }
+    if (!first.size) return;
+    const refs = [...first.values()].map((r): Ref => ({ type: r.recipientType, uuid: r.recipientUuid }));
+    const counts = await countUnreadMany(this.db.manager, refs);
+    for (const ref of refs) {
+      const r = first.get(refKey(ref))!;
+      publishFrame(this.bus, this.metrics, ref, {
+        type: 'new_notification',
+        notificationUuid: r.uuid,
+        unreadCount: counts.get(refKey(ref)) ?? 0,
+        action: r.action,
+        actorName: r.actorName,
+        entityTitle: r.entityTitle,
+        entityType: r.entityType,
+        entityUuid: r.entityUuid,
+        projectUuid: r.projectUuid,
+      });
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { Actor } from '../../shared/auth/actor.js';
+import { CurrentActor, SessionOrKey } from '../../shared/auth/decorators.js';
+import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
+import { etagMatches } from './domain/notification-input.js';
+import { NotificationService } from './notification.service.js';
+
+/**
+ * Conditional GET, answered by hand: the tag is compared before any row is read, and a match ends the response as
+ * 304 without a body. (Express's own freshness check ignores If-None-Match when the request carries
+ * `Cache-Control: no-cache`, which fetch() adds to every conditional request.) Private: per-caller data,
+ * revalidated on every use. The tag is only sent with a successful answer, never with an error.
+ */
+function cacheHeaders(res: Response, tag: string): void {
+  res.setHeader('ETag', tag);
+  res.setHeader('Cache-Control', 'private, no-cache');
+  res.vary('Cookie');
+  res.vary('Authorization');
+}
+
+function notModified(req: Request, res: Response, tag: string): boolean {
+  if (!etagMatches(req.headers['if-none-match'], tag)) return false;
+  cacheHeaders(res, tag);
+  res.status(304).end();
+  return true;
+}
+
+/** The envelope for the two hand-answered routes (the interceptor does it for the others). */
+function sendFresh(res: Response, tag: string, data: unknown): void {
+  cacheHeaders(res, tag);
+  res.json({ success: true, data });
+}
+
+/**
+ * The seven notification routes (notifications.md §2). The recipient is the caller (session cookie or agent key);
+ * bodies and queries are parsed by the service, so unknown read-all fields are ignored rather than refused.
+ * Static paths come before the `:uuid` ones.
+ */
+@Controller('api/notifications')
+@SessionOrKey()
+export class NotificationController {
+  constructor(private readonly notifications: NotificationService) {}
+
+  @Get()
+  async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const tag = await this.notifications.listTag(actor, query);
+    if (!notModified(req, res, tag)) sendFresh(res, tag, await this.notifications.list(actor, query));
+  }
+
+  @Get('unread-count')
+  async unreadCount(@CurrentActor() actor: Actor, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const { count, tag } = await this.notifications.unreadCountTagged(actor);
+    if (!notModified(req, res, tag)) sendFresh(res, tag, { count });
+  }
+
+  @Post('read-all')
+  @HttpCode(200)
+  readAll(@CurrentActor() actor: Actor, @Body() body: unknown) {
+    return this.notifications.readAll(actor, body);
+  }
+
+  @Get('preferences')
+  preferences(@CurrentActor() actor: Actor) {
+    return this.notifications.getPreferences(actor);
+  }
+
+  @Put('preferences')
+  updatePreferences(@CurrentActor() actor: Actor, @Body() body: unknown) {
+    return this.notifications.updatePreferences(actor, body);
+  }
+
+  @Patch(':uuid/read')
+  read(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string) {
+    return this.notifications.read(actor, uuid);
+  }
+
+  @Patch(':uuid/archive')
+  archive(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string) {
+    return this.notifications.archive(actor, uuid);
+  }
+}

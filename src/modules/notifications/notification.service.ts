@@ -1,0 +1,245 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Actor } from '../../shared/auth/actor.js';
+import { NotFoundError } from '../../shared/errors/app-error.js';
+import { EventBus } from '../../shared/event-bus/event-bus.port.js';
+import { MetricsService } from '../../shared/metrics/metrics.service.js';
+import { offsetOf, paging } from '../../shared/validation/paging.js';
+import {
+  parseAgentListInput,
+  parseListQuery,
+  parseMarkReadInput,
+  parsePreferencesPatch,
+  parseReadAllBody,
+  type AgentListInput,
+  type ListQuery,
+  type MarkReadInput,
+} from './domain/notification-input.js';
+import { PREFERENCE_FIELDS, type PreferenceField } from './domain/notification-rules.js';
+import {
+  NOTIFICATION_COLUMNS,
+  toCheckinNotification,
+  toNotificationRecord,
+  type CheckinNotification,
+  type NotificationPreferences,
+  type NotificationRecord,
+  type NotificationRow,
+} from './notification.records.js';
+import { countUnread, inboxState, listSql, publishFrame, RECIPIENT_SQL, recipientParams, type Recipient } from './notification.queries.js';
+
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CHECKIN_RECENT = 5;
+
+/** Column names of the twelve preference fields (fixed here, never taken from input). */
+const PREFERENCE_COLUMNS: Record<PreferenceField, string> = Object.fromEntries(
+  PREFERENCE_FIELDS.map((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
+) as Record<PreferenceField, string>;
+const PREFERENCE_SELECT = `uuid, owner_type AS "ownerType", owner_uuid AS "ownerUuid", ${PREFERENCE_FIELDS.map((f) => `${PREFERENCE_COLUMNS[f]} AS "${f}"`).join(', ')}`;
+
+const recipientOf = (actor: Actor): Recipient => ({ type: actor.type, uuid: actor.uuid, companyUuid: actor.companyUuid });
+
+/**
+ * The caller's inbox (notifications.md §2, §6, §7): listing, counting, marking, archiving and preferences. The
+ * recipient is always the authenticated actor. Every write that changes at least one row publishes one
+ * `count_update` frame with the new unread count; a write that changes nothing publishes nothing.
+ */
+@Injectable()
+export class NotificationService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly bus: EventBus,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async list(actor: Actor, query: unknown): Promise<{ notifications: NotificationRecord[]; unreadCount: number }> {
+    const r = recipientOf(actor);
+    const { sql, params } = listSql(r, parseListQuery(query));
+    const [rows, unreadCount] = await Promise.all([this.db.query(sql, params) as Promise<NotificationRow[]>, countUnread(this.db.manager, r)]);
+    return { notifications: rows.map(toNotificationRecord), unreadCount };
+  }
+
+  unreadCount(actor: Actor): Promise<number> {
+    return countUnread(this.db.manager, actor);
+  }
+
+  /**
+   * Entity tag of a list (with its parsed query). It is derived from the recipient's inbox version, which every
+   * write bumps in its own transaction, and it is read BEFORE the rows: a response is never labelled with a version
+   * newer than what it shows. Validates the list query first.
+   */
+  async listTag(actor: Actor, query: unknown): Promise<string> {
+    const parsed = parseListQuery(query);
+    return this.tag(actor, 'list', (await inboxState(this.db.manager, actor)).version, parsed);
+  }
+
+  /** The unread count with its entity tag, both from the same inbox row (one lookup answers 200 and 304 alike). */
+  async unreadCountTagged(actor: Actor): Promise<{ count: number; tag: string }> {
+    const state = await inboxState(this.db.manager, actor);
+    return { count: state.unreadCount, tag: this.tag(actor, 'count', state.version, null) };
+  }
+
+  private tag(actor: Actor, kind: 'list' | 'count', version: string, query: ListQuery | null): string {
+    const scope = createHash('sha256')
+      .update(JSON.stringify([actor.companyUuid, actor.type, actor.uuid, kind, query]))
+      .digest('base64url')
+      .slice(0, 16);
+    return `"${kind}-${version}-${scope}"`;
+  }
+
+  /** POST read-all: `{count}` of notifications it changed; archived ones are left alone. */
+  async readAll(actor: Actor, body: unknown): Promise<{ count: number }> {
+    const { projectUuid } = parseReadAllBody(body);
+    return { count: await this.markAllRead(actor, projectUuid) };
+  }
+
+  read(actor: Actor, uuid: string): Promise<NotificationRecord> {
+    return this.stamp(actor, uuid, 'read_at');
+  }
+
+  /** Sets `archivedAt`; `readAt` untouched. Archived notifications are no longer listed nor counted. */
+  archive(actor: Actor, uuid: string): Promise<NotificationRecord> {
+    return this.stamp(actor, uuid, 'archived_at');
+  }
+
+  async getPreferences(actor: Actor): Promise<NotificationPreferences> {
+    const r = recipientOf(actor);
+    const existing = await this.findPreferences(r);
+    if (existing) return existing;
+    // Created lazily; a concurrent first read may win the insert, then we read its row.
+    await this.db.query(
+      `INSERT INTO notification_preference (uuid, company_uuid, owner_type, owner_uuid) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (owner_type, owner_uuid) DO NOTHING`,
+      [randomUUID(), r.companyUuid, r.type, r.uuid],
+    );
+    return (await this.findPreferences(r))!;
+  }
+
+  /** Updates any subset of the twelve booleans; an invalid body saves nothing. `{}` changes nothing. */
+  async updatePreferences(actor: Actor, body: unknown): Promise<NotificationPreferences> {
+    const patch = parsePreferencesPatch(body);
+    const fields = Object.keys(patch) as PreferenceField[];
+    if (!fields.length) return this.getPreferences(actor);
+    const r = recipientOf(actor);
+    const cols = fields.map((f) => PREFERENCE_COLUMNS[f]);
+    const rows: NotificationPreferences[] = await this.db.query(
+      `INSERT INTO notification_preference (uuid, company_uuid, owner_type, owner_uuid, ${cols.join(', ')})
+       VALUES ($1, $2, $3, $4, ${cols.map((_, i) => `$${i + 5}`).join(', ')})
+       ON CONFLICT (owner_type, owner_uuid) DO UPDATE SET ${cols.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()
+       RETURNING ${PREFERENCE_SELECT}`,
+      [randomUUID(), r.companyUuid, r.type, r.uuid, ...fields.map((f) => patch[f])],
+    );
+    return rows[0];
+  }
+
+  /**
+   * `svc_get_notifications`: rows are returned as fetched; with `status` unread and `autoMarkRead`, the returned
+   * rows are then marked read and `unreadCount` is counted after that.
+   */
+  async getForAgent(
+    actor: Actor,
+    input: AgentListInput,
+  ): Promise<{ notifications: NotificationRecord[]; page: number; pageSize: number; total: number; unreadCount: number }> {
+    const p = paging(input);
+    const f = parseAgentListInput(input);
+    const r = recipientOf(actor);
+    const params = recipientParams(r);
+    let where = `${RECIPIENT_SQL} AND archived_at IS NULL`;
+    if (f.status === 'unread') where += ' AND read_at IS NULL';
+    if (f.status === 'read') where += ' AND read_at IS NOT NULL';
+    if (f.projectUuid) where += ` AND project_uuid = $${params.push(f.projectUuid)}`;
+    const [rows, totals]: [NotificationRow[], Array<{ n: number }>] = await Promise.all([
+      this.db.query(
+        `SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${where} ORDER BY created_at DESC, uuid LIMIT ${p.pageSize} OFFSET ${offsetOf(p)}`,
+        params,
+      ),
+      this.db.query(`SELECT count(*)::int AS n FROM notification WHERE ${where}`, params),
+    ]);
+    let changed = 0;
+    if (f.status === 'unread' && f.autoMarkRead && rows.length) changed = await this.markRowsRead(r, rows.map((row) => row.uuid));
+    const unreadCount = await countUnread(this.db.manager, r);
+    if (changed) publishFrame(this.bus, this.metrics, r, { type: 'count_update', unreadCount });
+    return { notifications: rows.map(toNotificationRecord), page: p.page, pageSize: p.pageSize, total: totals[0].n, unreadCount };
+  }
+
+  /** `svc_mark_notification_read`: one notification, or all of them (optionally one project's). */
+  async markRead(actor: Actor, input: MarkReadInput): Promise<{ notification: NotificationRecord } | { count: number }> {
+    const parsed = parseMarkReadInput(input);
+    if ('notificationUuid' in parsed) return { notification: await this.read(actor, parsed.notificationUuid) };
+    return { count: await this.markAllRead(actor, parsed.projectUuid) };
+  }
+
+  /** `svc_checkin`'s `notifications`: the 5 newest unread, then marked read; `unread` counted after that. */
+  async checkinSummary(actor: Actor): Promise<{ unread: number; recent: CheckinNotification[] }> {
+    const r = recipientOf(actor);
+    const rows: NotificationRow[] = await this.db.query(
+      `SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${RECIPIENT_SQL} AND read_at IS NULL AND archived_at IS NULL
+       ORDER BY created_at DESC, uuid LIMIT ${CHECKIN_RECENT}`,
+      recipientParams(r),
+    );
+    const changed = rows.length ? await this.markRowsRead(r, rows.map((row) => row.uuid)) : 0;
+    const unread = await countUnread(this.db.manager, r);
+    if (changed) publishFrame(this.bus, this.metrics, r, { type: 'count_update', unreadCount: unread });
+    return { unread, recent: rows.map(toCheckinNotification) };
+  }
+
+  private async markAllRead(actor: Actor, projectUuid: string | null): Promise<number> {
+    const r = recipientOf(actor);
+    const params = recipientParams(r);
+    let where = `${RECIPIENT_SQL} AND read_at IS NULL AND archived_at IS NULL`;
+    if (projectUuid) where += ` AND project_uuid = $${params.push(projectUuid)}`;
+    const rows: Array<{ n: number }> = await this.db.query(
+      `WITH changed AS (UPDATE notification SET read_at = now(), updated_at = now() WHERE ${where} RETURNING 1)
+       SELECT count(*)::int AS n FROM changed`,
+      params,
+    );
+    const count = rows[0].n;
+    if (count) await this.publishCount(r);
+    return count;
+  }
+
+  /** Marks the given unread rows of the recipient read; returns how many changed. */
+  private async markRowsRead(r: Recipient, uuids: string[]): Promise<number> {
+    const rows: Array<{ n: number }> = await this.db.query(
+      `WITH changed AS (UPDATE notification SET read_at = now(), updated_at = now()
+                         WHERE ${RECIPIENT_SQL} AND uuid = ANY($4::uuid[]) AND read_at IS NULL RETURNING 1)
+       SELECT count(*)::int AS n FROM changed`,
+      [...recipientParams(r), uuids],
+    );
+    return rows[0].n;
+  }
+
+  /** Read or archive one notification: idempotent (the first timestamp stays); foreign or missing is NOT_FOUND. */
+  private async stamp(actor: Actor, uuid: string, column: 'read_at' | 'archived_at'): Promise<NotificationRecord> {
+    if (typeof uuid !== 'string' || !CANONICAL_UUID.test(uuid)) throw new NotFoundError('Notification');
+    const r = recipientOf(actor);
+    const params = [...recipientParams(r), uuid.toLowerCase()];
+    const updated: NotificationRow[] = await this.db.query(
+      // Wrapped in a CTE so the driver hands back plain rows (a bare UPDATE answers [rows, count]).
+      `WITH changed AS (UPDATE notification SET ${column} = now(), updated_at = now()
+                         WHERE ${RECIPIENT_SQL} AND uuid = $4 AND ${column} IS NULL RETURNING *)
+       SELECT ${NOTIFICATION_COLUMNS} FROM changed`,
+      params,
+    );
+    if (updated.length) {
+      await this.publishCount(r);
+      return toNotificationRecord(updated[0]);
+    }
+    const rows: NotificationRow[] = await this.db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${RECIPIENT_SQL} AND uuid = $4`, params);
+    if (!rows.length) throw new NotFoundError('Notification');
+    return toNotificationRecord(rows[0]);
+  }
+
+  private async publishCount(r: Recipient): Promise<void> {
+    const unreadCount = await countUnread(this.db.manager, r);
+    publishFrame(this.bus, this.metrics, r, { type: 'count_update', unreadCount });
+  }
+
+  private async findPreferences(r: Recipient): Promise<NotificationPreferences | null> {
+    const rows: NotificationPreferences[] = await this.db.query(
+      `SELECT ${PREFERENCE_SELECT} FROM notification_preference WHERE owner_type = $1 AND owner_uuid = $2 AND company_uuid = $3`,
+      recipientParams(r),
+    );
+    return rows[0] ?? null;
+  }
+}

@@ -1,0 +1,59 @@
+import type { Actor } from '../../src/shared/auth/actor.js';
+import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
+import { resolveTarget, writeComment, type CommentRecord } from '../../src/modules/collaboration/index.js';
+import { DocumentEntity } from '../../src/modules/documents/index.js';
+import { IdeaEntity } from '../../src/modules/ideas/index.js';
+import { ProposalEntity } from '../../src/modules/proposals/index.js';
+import { TaskEntity } from '../../src/modules/tasks/index.js';
+
+export type Kind = 'task' | 'idea' | 'proposal' | 'document';
+const ENTITY = { task: TaskEntity, idea: IdeaEntity, proposal: ProposalEntity, document: DocumentEntity } as const;
+
+export interface Row {
+  uuid: string;
+  projectUuid: string;
+}
+
+/**
+ * Committed mutations the way the domain services perform them (row writes, `tx.activity`, `tx.mentions` inside
+ * `runner.run`), for tests of what reacts to them (notification generation) without depending on those services.
+ */
+export class MutationDriver {
+  constructor(private readonly runner: TransactionRunner) {}
+
+  /** Patches the row (optional) and records one activity on it. */
+  act(actor: Actor, kind: Kind, row: Row, action: string, opts: { patch?: Record<string, unknown>; value?: Record<string, unknown> } = {}): Promise<void> {
+    return this.runner.run(actor, async (tx) => {
+      if (opts.patch) await tx.manager.update(ENTITY[kind], { uuid: row.uuid }, opts.patch as never);
+      tx.change(kind, row.uuid, row.projectUuid, 'updated');
+      tx.activity({ projectUuid: row.projectUuid, targetType: kind, targetUuid: row.uuid, action, value: opts.value ?? null });
+    });
+  }
+
+  /** svc_add_comment: the real comment writer of the collaboration module. */
+  comment(actor: Actor, kind: Kind, uuid: string, content: string): Promise<CommentRecord> {
+    return this.runner.run(actor, async (tx) => writeComment(tx, await resolveTarget(tx.manager, actor.companyUuid, kind, uuid), content));
+  }
+
+  /** An edit of a task description or idea content: the text goes to `tx.mentions` with its previous version. */
+  editText(actor: Actor, kind: 'task' | 'idea', row: Row, text: string, extra?: (tx: Parameters<Parameters<TransactionRunner['run']>[1]>[0]) => Promise<void>): Promise<void> {
+    return this.runner.run(actor, async (tx) => {
+      const field = kind === 'task' ? 'description' : 'content';
+      const current = (await tx.manager.findOneByOrFail(ENTITY[kind], { uuid: row.uuid })) as unknown as Record<string, string>;
+      await tx.manager.update(ENTITY[kind], { uuid: row.uuid }, { [field]: text } as never);
+      tx.change(kind, row.uuid, row.projectUuid, 'updated');
+      tx.activity({ projectUuid: row.projectUuid, targetType: kind, targetUuid: row.uuid, action: 'edited' });
+      tx.mentions({
+        sourceType: kind,
+        sourceUuid: row.uuid,
+        entityType: kind,
+        entityUuid: row.uuid,
+        entityTitle: current.title,
+        projectUuid: row.projectUuid,
+        before: current[field] || null,
+        after: text,
+      });
+      if (extra) await extra(tx);
+    });
+  }
+}

@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import type { DataSource } from 'typeorm';
+import { NotificationEntity, NotificationService } from '../../src/modules/notifications/index.js';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import { AppError } from '../../src/shared/errors/app-error.js';
+import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
+import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
+import { IdentityFactory } from '../factories/identity.factory.js';
+import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
+import { agentActor, createHarness, userActor } from '../utils/harness.js';
+import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+
+let tdb: TestDatabase;
+let db: DataSource;
+let svc: NotificationService;
+let n: NotificationFactory;
+const frames: NotificationMessage[] = [];
+let me: Actor;
+let colleague: Actor;
+let bot: Actor;
+let stranger: Actor;
+const P1 = randomUUID();
+const P2 = randomUUID();
+
+const inbox = (a: Actor): Inbox => ({ type: a.type, uuid: a.uuid, companyUuid: a.companyUuid });
+const fresh = async (uuid: string) => db.getRepository(NotificationEntity).findOneByOrFail({ uuid });
+
+async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string } & Record<string, unknown>> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError) return { code: err.code, message: err.message, ...err.extra };
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  db = tdb.dataSource;
+  const h = createHarness(db);
+  svc = new NotificationService(db, h.bus, new MetricsService());
+  h.bus.subscribe('notification', (m) => frames.push(m));
+  n = new NotificationFactory(db);
+  const ids = new IdentityFactory(db);
+  const c = await ids.company();
+  const u = await ids.user(c.uuid);
+  me = userActor(u);
+  colleague = userActor(await ids.user(c.uuid));
+  bot = agentActor((await ids.agent(c.uuid, u.uuid)).agent, c.uuid);
+  const other = await ids.company();
+  stranger = userActor(await ids.user(other.uuid));
+});
+
+afterAll(() => tdb.drop());
+
+beforeEach(async () => {
+  await db.query('DELETE FROM notification; DELETE FROM notification_preference');
+  frames.length = 0;
+});
+
+describe('list and count', () => {
+  it('lists non-archived notifications newest first (uuid ascending on ties) with the global unread count', async () => {
+    const [a, b] = await n.many(inbox(me), 2, { projectUuid: P1 });
+    const tieAt = new Date('2040-01-01T00:00:00Z');
+    const lo = await n.insert(inbox(me), { uuid: '00000000-0000-4000-8000-000000000001', createdAt: tieAt, projectUuid: P2 });
+    const hi = await n.insert(inbox(me), { uuid: 'ffffffff-0000-4000-8000-000000000001', createdAt: tieAt, projectUuid: P2, readAt: new Date() });
+    await n.insert(inbox(me), { archivedAt: new Date() });
+    await n.insert(inbox(colleague));
+    await n.insert(inbox(stranger));
+    const res = await svc.list(me, {});
+    expect(res.notifications.map((x) => x.uuid)).toEqual([lo.uuid, hi.uuid, b.uuid, a.uuid]);
+    expect(res.unreadCount).toBe(3);
+    expect(Object.keys(res.notifications[0])).toEqual([
+      'uuid', 'projectUuid', 'projectName', 'recipientType', 'recipientUuid', 'entityType', 'entityUuid', 'entityTitle',
+      'action', 'message', 'actorType', 'actorUuid', 'actorName', 'readAt', 'archivedAt', 'createdAt',
+    ]);
+    expect(res.notifications[1].readAt).toEqual(expect.stringMatching(/Z$/));
+    expect(res.notifications[0]).toMatchObject({ readAt: null, archivedAt: null, createdAt: tieAt.toISOString() });
+
+    expect((await svc.list(me, { unreadOnly: 'true' })).notifications.map((x) => x.uuid)).toEqual([lo.uuid, b.uuid, a.uuid]);
+    const p1 = await svc.list(me, { projectUuid: P1, unreadOnly: 'true' });
+    expect(p1).toEqual({ notifications: [expect.objectContaining({ uuid: b.uuid }), expect.objectContaining({ uuid: a.uuid })], unreadCount: 3 });
+    expect((await svc.list(me, { limit: '1', offset: '1' })).notifications.map((x) => x.uuid)).toEqual([hi.uuid]);
+    expect((await svc.list(me, { projectUuid: randomUUID() })).notifications).toEqual([]);
+    expect(await svc.unreadCount(me)).toBe(3);
+    expect(await svc.unreadCount(stranger)).toBe(1);
+  });
+});
+
+describe('read, archive, read-all', () => {
+  it('read sets readAt once, publishes one count_update, and is idempotent', async () => {
+    const [x] = await n.many(inbox(me), 2);
+    const first = await svc.read(me, x.uuid);
+    expect(first.readAt).not.toBeNull();
+    expect(frames).toEqual([{ recipientType: 'user', recipientUuid: me.uuid, frame: { type: 'count_update', unreadCount: 1 } }]);
+    await new Promise((r) => setTimeout(r, 5));
+    const again = await svc.read(me, x.uuid.toUpperCase());
+    expect(again.readAt).toBe(first.readAt);
+    expect(frames).toHaveLength(1);
+  });
+
+  it('archive sets archivedAt, leaves readAt alone, hides the row and is idempotent', async () => {
+    const x = await n.insert(inbox(bot));
+    const archived = await svc.archive(bot, x.uuid);
+    expect(archived).toMatchObject({ uuid: x.uuid, readAt: null, archivedAt: expect.any(String) });
+    expect(frames).toEqual([{ recipientType: 'agent', recipientUuid: bot.uuid, frame: { type: 'count_update', unreadCount: 0 } }]);
+    expect((await svc.archive(bot, x.uuid)).archivedAt).toBe(archived.archivedAt);
+    expect(frames).toHaveLength(1);
+    expect((await svc.list(bot, {})).notifications).toEqual([]);
+  });
+
+  it('a missing, foreign, other-company or non-uuid notification is NOT_FOUND and changes nothing', async () => {
+    const mine = await n.insert(inbox(me));
+    const theirs = await n.insert(inbox(stranger));
+    for (const [actor, uuid] of [
+      [colleague, mine.uuid],
+      [bot, mine.uuid],
+      [stranger, mine.uuid],
+      [me, theirs.uuid],
+      [me, randomUUID()],
+      [me, 'not-a-uuid'],
+    ] as Array<[Actor, string]>) {
+      expect(await refusal(svc.read(actor, uuid))).toEqual({ code: 'NOT_FOUND', message: 'Notification not found' });
+      expect(await refusal(svc.archive(actor, uuid))).toEqual({ code: 'NOT_FOUND', message: 'Notification not found' });
+    }
+    expect(await fresh(mine.uuid)).toMatchObject({ readAt: null, archivedAt: null });
+    expect(frames).toEqual([]);
+  });
+
+  it('read-all marks every unread (or one project’s), leaves archived ones alone, and reports the count', async () => {
+    await n.many(inbox(me), 2, { projectUuid: P1 });
+    await n.many(inbox(me), 3, { projectUuid: P2 });
+    const archived = await n.insert(inbox(me), { projectUuid: P1, archivedAt: new Date() });
+    await n.insert(inbox(colleague), { projectUuid: P1 });
+    expect(await svc.readAll(me, { projectUuid: P1, ignored: true })).toEqual({ count: 2 });
+    expect(frames.map((f) => f.frame)).toEqual([{ type: 'count_update', unreadCount: 3 }]);
+    expect(await svc.readAll(me, undefined)).toEqual({ count: 3 });
+    expect(await svc.unreadCount(me)).toBe(0);
+    expect(await svc.unreadCount(colleague)).toBe(1);
+    expect((await fresh(archived.uuid)).readAt).toBeNull();
+    frames.length = 0;
+    expect(await svc.readAll(me, {})).toEqual({ count: 0 });
+    expect(frames).toEqual([]);
+    expect((await refusal(svc.readAll(me, { projectUuid: 'x' }))).code).toBe('VALIDATION_ERROR');
+    expect((await refusal(svc.readAll(me, ['x']))).code).toBe('VALIDATION_ERROR');
+  });
+});
+
+describe('preferences', () => {
+  const all = (v: boolean) => ({
+    taskAssigned: v, taskStatusChanged: v, taskVerified: v, taskReopened: v, proposalSubmitted: v, proposalApproved: v,
+    proposalRejected: v, ideaClaimed: v, commentAdded: v, elaborationRequested: v, elaborationAnswered: v, mentioned: v,
+  });
+
+  it('creates the default row on first read and updates any subset', async () => {
+    const prefs = await svc.getPreferences(bot);
+    expect(prefs).toEqual({ uuid: expect.any(String), ownerType: 'agent', ownerUuid: bot.uuid, ...all(true) });
+    expect(await svc.getPreferences(bot)).toEqual(prefs);
+    const updated = await svc.updatePreferences(bot, { mentioned: false, taskVerified: false });
+    expect(updated).toEqual({ ...prefs, mentioned: false, taskVerified: false });
+    expect(await svc.updatePreferences(bot, {})).toEqual(updated);
+    expect(await svc.updatePreferences(bot, { mentioned: true })).toEqual({ ...prefs, taskVerified: false });
+  });
+
+  it('a first PUT creates the row; an invalid body saves nothing', async () => {
+    expect(await svc.updatePreferences(me, { commentAdded: false })).toMatchObject({ ownerType: 'user', ownerUuid: me.uuid, commentAdded: false, mentioned: true });
+    const r = await refusal(svc.updatePreferences(me, { commentAdded: true, nope: true, mentioned: 'no' }));
+    expect(r).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'Invalid input',
+      details: [
+        { field: 'nope', message: 'Unknown field' },
+        { field: 'mentioned', message: 'must be a boolean' },
+      ],
+    });
+    expect((await svc.getPreferences(me)).commentAdded).toBe(false);
+    expect((await refusal(svc.updatePreferences(colleague, null))).code).toBe('VALIDATION_ERROR');
+    expect(await db.query('SELECT 1 FROM notification_preference WHERE owner_uuid = $1', [colleague.uuid])).toEqual([]);
+  });
+});
+
+describe('agent-facing methods (notifications.md §7)', () => {
+  it('svc_get_notifications: returns unread rows as fetched, then marks them read and counts after', async () => {
+    const rows = await n.many(inbox(bot), 4, { projectUuid: P1 });
+    await n.insert(inbox(bot), { readAt: new Date() });
+    const page = await svc.getForAgent(bot, { pageSize: 3 });
+    expect(page).toMatchObject({ page: 1, pageSize: 3, total: 4, unreadCount: 1 });
+    expect(page.notifications.map((x) => [x.uuid, x.readAt])).toEqual([
+      [rows[3].uuid, null],
+      [rows[2].uuid, null],
+      [rows[1].uuid, null],
+    ]);
+    expect((await fresh(rows[3].uuid)).readAt).not.toBeNull();
+    expect((await fresh(rows[0].uuid)).readAt).toBeNull();
+    expect(frames.map((f) => f.frame)).toEqual([{ type: 'count_update', unreadCount: 1 }]);
+  });
+
+  it('svc_get_notifications: autoMarkRead false, status read / all and the project filter change nothing', async () => {
+    await n.many(inbox(bot), 2, { projectUuid: P1 });
+    await n.insert(inbox(bot), { projectUuid: P2, readAt: new Date() });
+    expect(await svc.getForAgent(bot, { autoMarkRead: false })).toMatchObject({ total: 2, unreadCount: 2 });
+    expect(await svc.getForAgent(bot, { status: 'read' })).toMatchObject({ total: 1, unreadCount: 2 });
+    expect(await svc.getForAgent(bot, { status: 'all', projectUuid: P2 })).toMatchObject({ total: 1, unreadCount: 2 });
+    expect(frames).toEqual([]);
+    expect((await refusal(svc.getForAgent(bot, { pageSize: 101 }))).code).toBe('VALIDATION_ERROR');
+    expect((await refusal(svc.getForAgent(bot, { status: 'new' }))).code).toBe('VALIDATION_ERROR');
+  });
+
+  it('svc_mark_notification_read: one, all, or a validation error', async () => {
+    const [x] = await n.many(inbox(bot), 3, { projectUuid: P1 });
+    const msg = 'notificationUuid or all=true required';
+    expect(await refusal(svc.markRead(bot, {}))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
+    expect(await refusal(svc.markRead(bot, { notificationUuid: x.uuid, all: true }))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
+    expect(await refusal(svc.markRead(bot, { notificationUuid: randomUUID() }))).toEqual({ code: 'NOT_FOUND', message: 'Notification not found' });
+    const one = await svc.markRead(bot, { notificationUuid: x.uuid });
+    expect(one).toEqual({ notification: expect.objectContaining({ uuid: x.uuid, readAt: expect.any(String) }) });
+    expect(await svc.markRead(bot, { all: true, projectUuid: P2 })).toEqual({ count: 0 });
+    expect(await svc.markRead(bot, { all: true })).toEqual({ count: 2 });
+    expect(frames.map((f) => f.frame)).toEqual([
+      { type: 'count_update', unreadCount: 2 },
+      { type: 'count_update', unreadCount: 0 },
+    ]);
+  });
+
+  it('svc_checkin summary: the 5 newest unread, then marked read', async () => {
+    const rows = await n.many(inbox(bot), 7);
+    await n.insert(inbox(bot), { archivedAt: new Date() });
+    const summary = await svc.checkinSummary(bot);
+    expect(summary.unread).toBe(2);
+    expect(summary.recent.map((r) => r.uuid)).toEqual(rows.slice(2).reverse().map((r) => r.uuid));
+    expect(Object.keys(summary.recent[0])).toEqual(['uuid', 'action', 'entityType', 'entityUuid', 'entityTitle', 'projectUuid', 'actorName', 'message', 'createdAt']);
+    expect((await fresh(rows[6].uuid)).readAt).not.toBeNull();
+    expect((await fresh(rows[1].uuid)).readAt).toBeNull();
+    expect(frames.map((f) => f.frame)).toEqual([{ type: 'count_update', unreadCount: 2 }]);
+    frames.length = 0;
+    await svc.readAll(bot, undefined);
+    frames.length = 0;
+    expect(await svc.checkinSummary(bot)).toEqual({ unread: 0, recent: [] });
+    expect(frames).toEqual([]);
+  });
+});
+
+describe('cache tags', () => {
+  it('change with every write to the recipient’s rows, whoever writes them, and only then', async () => {
+    const t0 = await svc.listTag(me, {});
+    expect(await svc.listTag(me, {})).toBe(t0);
+    expect(await svc.listTag(me, { limit: '5' })).not.toBe(t0);
+    expect((await svc.unreadCountTagged(me)).tag).not.toBe(t0);
+    expect(await svc.listTag(colleague, {})).not.toBe(t0);
+
+    const x = await n.insert(inbox(me));
+    const t1 = await svc.listTag(me, {});
+    expect(t1).not.toBe(t0);
+    await n.insert(inbox(colleague));
+    expect(await svc.listTag(me, {})).toBe(t1);
+
+    await svc.read(me, x.uuid);
+    const t2 = await svc.listTag(me, {});
+    expect(t2).not.toBe(t1);
+    await svc.read(me, x.uuid);
+    await svc.readAll(me, undefined);
+    expect(await svc.listTag(me, {})).toBe(t2);
+
+    await svc.archive(me, x.uuid);
+    const t3 = await svc.listTag(me, {});
+    expect(t3).not.toBe(t2);
+    // Another instance (or a script) writing directly bumps the same version.
+    await db.query('UPDATE notification SET archived_at = NULL WHERE uuid = $1', [x.uuid]);
+    expect(await svc.listTag(me, {})).not.toBe(t3);
+  });
+
+  it('validates the list query before reading anything', async () => {
+    expect(await refusal(svc.listTag(me, { projectUuid: 'x' }))).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'Invalid input',
+      details: [{ field: 'projectUuid', message: 'must be a uuid' }],
+    });
+  });
+});
+
+describe('inbox row (version and unread count kept by triggers)', () => {
+  const who = [randomUUID(), randomUUID(), randomUUID()];
+  type Op =
+    | { kind: 'insert'; who: number; n: number; read: boolean; archived: boolean }
+    | { kind: 'toggleRead' | 'toggleArchive' | 'delete'; who: number; parity: number }
+    | { kind: 'move'; who: number; to: number }
+    | { kind: 'truncate' };
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ kind: fc.constant('insert' as const), who: fc.nat(2), n: fc.integer({ min: 1, max: 4 }), read: fc.boolean(), archived: fc.boolean() }),
+    fc.record({ kind: fc.constantFrom('toggleRead' as const, 'toggleArchive' as const, 'delete' as const), who: fc.nat(2), parity: fc.nat(1) }),
+    fc.record({ kind: fc.constant('move' as const), who: fc.nat(2), to: fc.nat(2) }),
+    fc.constant({ kind: 'truncate' as const }),
+  );
+  const subset = 'recipient_uuid = $1 AND get_byte(uuid_send(uuid), 15) % 2 = $2';
+
+  async function apply(o: Op): Promise<void> {
+    const c = me.companyUuid;
+    if (o.kind === 'insert') {
+      await db.query(
+        `INSERT INTO notification (uuid, company_uuid, project_uuid, project_name, recipient_type, recipient_uuid, entity_type, entity_uuid,
+                                   entity_title, action, message, actor_type, actor_uuid, actor_name, read_at, archived_at)
+         SELECT gen_random_uuid(), $1, gen_random_uuid(), 'P', 'user', $2, 'task', gen_random_uuid(), 'T', 'task_assigned', 'm', 'user', $2, 'A',
+                CASE WHEN $4 THEN now() END, CASE WHEN $5 THEN now() END
+           FROM generate_series(1, $3::int)`,
+        [c, who[o.who], o.n, o.read, o.archived],
+      );
+    } else if (o.kind === 'toggleRead') {
+      await db.query(`UPDATE notification SET read_at = CASE WHEN read_at IS NULL THEN now() END WHERE ${subset}`, [who[o.who], o.parity]);
+    } else if (o.kind === 'toggleArchive') {
+      await db.query(`UPDATE notification SET archived_at = CASE WHEN archived_at IS NULL THEN now() END WHERE ${subset}`, [who[o.who], o.parity]);
+    } else if (o.kind === 'delete') {
+      await db.query(`DELETE FROM notification WHERE ${subset}`, [who[o.who], o.parity]);
+    } else if (o.kind === 'move') {
+      await db.query('UPDATE notification SET recipient_uuid = $2 WHERE recipient_uuid = $1', [who[o.who], who[o.to]]);
+    } else {
+      await db.query('TRUNCATE notification');
+    }
+  }
+
+  async function state(): Promise<Array<{ unread: number; counted: number; version: number }>> {
+    const rows: Array<{ uuid: string; unread: number; counted: number; version: string }> = await db.query(
+      `SELECT r.uuid, coalesce(i.unread_count, 0) AS unread, coalesce(i.version, 0) AS version,
+              (SELECT count(*)::int FROM notification n WHERE n.recipient_type = 'user' AND n.recipient_uuid = r.uuid
+                                                          AND n.read_at IS NULL AND n.archived_at IS NULL) AS counted
+         FROM unnest($1::uuid[]) AS r(uuid)
+         LEFT JOIN notification_inbox i ON i.recipient_type = 'user' AND i.recipient_uuid = r.uuid
+        ORDER BY array_position($1::uuid[], r.uuid)`,
+      [who],
+    );
+    return rows.map((r) => ({ unread: r.unread, counted: r.counted, version: Number(r.version) }));
+  }
+
+  it('the unread count always equals the counted rows and the version never goes back', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 10 }), async (ops) => {
+        await db.query('DELETE FROM notification');
+        let before = await state();
+        for (const o of ops) {
+          await apply(o);
+          const after = await state();
+          for (let i = 0; i < who.length; i++) {
+            expect(after[i].unread).toBe(after[i].counted);
+            expect(after[i].version).toBeGreaterThanOrEqual(before[i].version);
+          }
+          before = after;
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('every statement that changes a recipient’s rows bumps its version once; others are untouched', async () => {
+    await apply({ kind: 'insert', who: 0, n: 3, read: false, archived: false });
+    const v0 = await state();
+    await apply({ kind: 'toggleRead', who: 0, parity: 0 });
+    await apply({ kind: 'toggleRead', who: 0, parity: 1 });
+    const v1 = await state();
+    expect(v1[0].version).toBe(v0[0].version + 2);
+    expect(v1[0].unread).toBe(0);
+    expect(v1[1].version).toBe(v0[1].version);
+    await db.query('UPDATE notification SET read_at = now() WHERE recipient_uuid = $1 AND read_at IS NULL', [who[0]]);
+    expect((await state())[0].version).toBe(v1[0].version);
+  });
+});
