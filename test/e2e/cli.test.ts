@@ -1,3 +1,4 @@
+import { MIGRATIONS } from '../../migrations/index.js';
 import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -245,14 +246,16 @@ describe('admin CLI (e2e, built CLI as a child process)', () => {
     const db = await createTestDatabase();
     try {
       const env = { DATABASE_URL: db.url };
-      const table = async (): Promise<boolean> => (await db.dataSource.query(`SELECT to_regclass('idea') IS NOT NULL AS t`))[0].t;
+      // The latest migration creates notification_inbox; revert undoes exactly that one.
+      const latest = new MIGRATIONS[MIGRATIONS.length - 1]().name;
+      const table = async (): Promise<boolean> => (await db.dataSource.query(`SELECT to_regclass('notification_inbox') IS NOT NULL AS t`))[0].t;
       const upToDate = await runCli(['migration', 'run'], env);
       expect([upToDate.code, upToDate.json]).toEqual([0, { applied: [] }]);
       const reverted = await runCli(['migration', 'revert'], env);
-      expect([reverted.code, reverted.json]).toEqual([0, { reverted: 'Domain1763790000000' }]);
+      expect([reverted.code, reverted.json]).toEqual([0, { reverted: latest }]);
       expect(await table()).toBe(false);
       const applied = await runCli(['migration', 'run'], env);
-      expect([applied.code, applied.json]).toEqual([0, { applied: ['Domain1763790000000'] }]);
+      expect([applied.code, applied.json]).toEqual([0, { applied: [latest] }]);
       expect(await table()).toBe(true);
     } finally {
       await db.drop();

@@ -352,15 +352,24 @@ describe('inbox row (version and unread count kept by triggers)', () => {
   });
 
   it('every statement that changes a recipient’s rows bumps its version once; others are untouched', async () => {
+    await apply({ kind: 'truncate' });
     await apply({ kind: 'insert', who: 0, n: 3, read: false, archived: false });
     const v0 = await state();
-    await apply({ kind: 'toggleRead', who: 0, parity: 0 });
-    await apply({ kind: 'toggleRead', who: 0, parity: 1 });
+    expect(v0[0].unread).toBe(3);
+    // One statement changing three rows: one bump.
+    await db.query('UPDATE notification SET read_at = now() WHERE recipient_uuid = $1 AND read_at IS NULL', [who[0]]);
     const v1 = await state();
-    expect(v1[0].version).toBe(v0[0].version + 2);
+    expect(v1[0].version).toBe(v0[0].version + 1);
     expect(v1[0].unread).toBe(0);
     expect(v1[1].version).toBe(v0[1].version);
+    // A statement that matches none of its rows: no bump.
     await db.query('UPDATE notification SET read_at = now() WHERE recipient_uuid = $1 AND read_at IS NULL', [who[0]]);
     expect((await state())[0].version).toBe(v1[0].version);
+    // One row back to unread: one bump, and the count follows.
+    await db.query('UPDATE notification SET read_at = NULL WHERE uuid = (SELECT uuid FROM notification WHERE recipient_uuid = $1 LIMIT 1)', [who[0]]);
+    const v2 = await state();
+    expect(v2[0].version).toBe(v1[0].version + 1);
+    expect(v2[0].unread).toBe(1);
+    expect(v2[1].version).toBe(v0[1].version);
   });
 });
