@@ -353,9 +353,10 @@ describe('inbox row (version and unread count kept by triggers)', () => {
 
   it('every statement that changes a recipient’s rows bumps its version once; others are untouched', async () => {
     await apply({ kind: 'insert', who: 0, n: 3, read: false, archived: false });
+    const [first] = await db.query('SELECT uuid FROM notification WHERE recipient_uuid = $1 LIMIT 1', [who[0]]);
     const v0 = await state();
-    await apply({ kind: 'toggleRead', who: 0, parity: 0 });
-    await apply({ kind: 'toggleRead', who: 0, parity: 1 });
+    await db.query('UPDATE notification SET read_at = now() WHERE uuid = $1', [first.uuid]);
+    await db.query('UPDATE notification SET read_at = now() WHERE recipient_uuid = $1 AND read_at IS NULL', [who[0]]);
     const v1 = await state();
     expect(v1[0].version).toBe(v0[0].version + 2);
     expect(v1[0].unread).toBe(0);
