@@ -26,6 +26,8 @@ describe('browser client module in headless Chromium', () => {
   let page: Page;
   let companyUuid: string;
   let userUuid: string;
+  let http: HttpClient;
+  let projectUuid: string;
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -34,8 +36,9 @@ describe('browser client module in headless Chromium', () => {
     companyUuid = c.uuid;
     const u = await f.user(c.uuid);
     userUuid = u.uuid;
-    const http = new HttpClient(app.url);
+    http = new HttpClient(app.url);
     await http.login(u.email, u.password);
+    projectUuid = (await http.post('/api/projects', { name: 'Browser' })).body.data.uuid;
     browser = await launchBrowser();
     const context = await browser.newContext();
     const { hostname, port } = new URL(app.url);
@@ -56,15 +59,22 @@ describe('browser client module in headless Chromium', () => {
     await app?.close();
   });
 
+  /** A real mutation through the REST API: its change event reaches the page through the service. */
+  const mutate = async (title: string) => {
+    const res = await http.post(`/api/projects/${projectUuid}/ideas`, { title });
+    expect(res.status).toBe(201);
+  };
+
   const publishChange = () =>
     app.get(EventBus).publish('change', { companyUuid, projectUuid: randomUUID(), entityType: 'task', entityUuid: randomUUID(), action: 'updated' });
 
-  it('refreshes once, 500–900 ms after the last event of a burst of ten', async () => {
+  it('refreshes once, 500–900 ms after the last event of a burst of ten mutations', async () => {
     let last = 0;
     for (let i = 0; i < 10; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 30));
-      publishChange();
+      // Taken before the request: the event is published after commit, before the response arrives here.
       last = Date.now();
+      await mutate(`Burst ${i}`);
     }
     await page.waitForFunction(() => (window as any).refreshes.length >= 1, undefined, { timeout: 3000 });
     await new Promise((r) => setTimeout(r, 700));
