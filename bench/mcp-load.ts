@@ -24,6 +24,8 @@ export interface LoadResult {
   rps: number;
   p50ms: number;
   p99ms: number;
+  /** This load process's own CPU per measured request (µs): it shares the machine with the servers. */
+  loadCpuUsPerReq: number;
 }
 
 function post(agent: http.Agent, msg: RunMsg): Promise<{ ok: boolean; text: string }> {
@@ -51,6 +53,8 @@ async function run(msg: RunMsg): Promise<LoadResult> {
   const start = Date.now();
   const measureFrom = start + msg.warmupMs;
   const end = measureFrom + msg.durationMs;
+  let cpu: NodeJS.CpuUsage | null = null;
+  const warm = setTimeout(() => (cpu = process.cpuUsage()), msg.warmupMs);
   const client = async (): Promise<void> => {
     while (Date.now() < end) {
       const t0 = process.hrtime.bigint();
@@ -65,12 +69,14 @@ async function run(msg: RunMsg): Promise<LoadResult> {
     }
   };
   await Promise.all(Array.from({ length: msg.clients }, client));
+  clearTimeout(warm);
+  const used = process.cpuUsage(cpu ?? undefined);
   agent.destroy();
   const seconds = msg.durationMs / 1000;
   const sorted = latencies.sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
   const round = (x: number) => Math.round(x * 100) / 100;
-  return { requests: sorted.length, errors, firstError, seconds, rps: round(sorted.length / seconds), p50ms: round(pct(50)), p99ms: round(pct(99)) };
+  return { requests: sorted.length, errors, firstError, seconds, rps: round(sorted.length / seconds), p50ms: round(pct(50)), p99ms: round(pct(99)), loadCpuUsPerReq: Math.round((used.user + used.system) / Math.max(1, sorted.length)) };
 }
 
 process.on('message', (msg: { run?: RunMsg }) => {

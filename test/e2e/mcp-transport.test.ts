@@ -138,7 +138,7 @@ describe('tool endpoint transport (e2e)', () => {
     ];
     for (const message of messages) {
       const fast = await endpoint.dispatch(message, ctx);
-      expect(String(fast)).toBe(await endpoint.viaSdk(message, ctx));
+      expect(Array.isArray(fast) ? Buffer.concat(fast).toString('utf8') : fast).toBe(await endpoint.viaSdk(message, ctx));
     }
   });
 

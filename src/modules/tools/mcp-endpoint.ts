@@ -21,7 +21,8 @@ const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 type JsonRpcId = string | number;
-type Body = string | Buffer;
+/** A serialized answer: a string, or chunks written as one (the cached catalogue is not copied per request). */
+export type Body = string | Buffer[];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -133,8 +134,16 @@ export class McpEndpoint {
     }
     res.statusCode = 200;
     res.setHeader('Content-Type', JSON_TYPE);
-    res.setHeader('Content-Length', typeof answer === 'string' ? Buffer.byteLength(answer) : answer.length);
-    res.end(answer);
+    if (typeof answer === 'string') {
+      res.setHeader('Content-Length', Buffer.byteLength(answer));
+      res.end(answer);
+      return;
+    }
+    res.setHeader('Content-Length', answer.reduce((n, b) => n + b.length, 0));
+    // Corked: headers and every chunk leave in one write (end() uncorks).
+    res.cork();
+    for (let i = 0; i < answer.length - 1; i++) res.write(answer[i]);
+    res.end(answer[answer.length - 1]);
   }
 
   /** The serialized JSON-RPC answer to one message, or null for a notification or response (HTTP 202). */
@@ -156,14 +165,14 @@ export class McpEndpoint {
   }
 
   /** The registry's cached catalogue JSON spliced into the envelope, instead of re-serializing tens of kilobytes. */
-  private listAnswer(id: JsonRpcId, ctx: ToolContext): Buffer {
+  private listAnswer(id: JsonRpcId, ctx: ToolContext): Buffer[] {
     const tools = this.registry.list(ctx.actor.permissions);
     let prefix = this.listPrefixes.get(tools);
     if (!prefix) {
       prefix = Buffer.from(`{"result":{"tools":${this.registry.listJson(ctx.actor.permissions)}},"jsonrpc":"2.0","id":`);
       this.listPrefixes.set(tools, prefix);
     }
-    return Buffer.concat([prefix, Buffer.from(`${JSON.stringify(id)}}`)]);
+    return [prefix, Buffer.from(`${JSON.stringify(id)}}`)];
   }
 
   /** As the SDK: `{result, jsonrpc, id}`, or the handler's error as `{jsonrpc, id, error}`. */
