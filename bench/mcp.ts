@@ -40,15 +40,18 @@ const BARE_DESCRIPTION: Record<BareMode, string> = {
 
 type Phase = LoadResult & { serverCpuUsPerReq: number; dbCpuUsPerReq: number | null };
 
+/** CPU ticks per PostgreSQL server process (postmaster and its children). */
+type DbCpu = Map<string, number>;
+
 /**
- * Cumulative CPU (µs) of the PostgreSQL server processes (postmaster and its children), read from /proc: only when
- * the database runs on this machine and its data directory is readable (the embedded one); else null.
+ * Samples the CPU of the PostgreSQL server processes from /proc: only when the database runs on this machine and
+ * its data directory is readable (the embedded one); else every sample is null. `dbCpuUs` turns two samples into
+ * µs, counting processes started in between (autovacuum workers) and dropping those that exited.
  */
-async function dbCpuSampler(svc: RunningService): Promise<() => number | null> {
+async function dbCpuSampler(svc: RunningService): Promise<() => DbCpu | null> {
   try {
     const [{ setting }]: Array<{ setting: string }> = await svc.database.dataSource.query(`SELECT setting FROM pg_settings WHERE name = 'data_directory'`);
     const postmaster = readFileSync(join(setting, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
-    const tickUs = 1e6 / 100; // USER_HZ
     const stat = (pid: string): string[] | null => {
       try {
         return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -58,25 +61,32 @@ async function dbCpuSampler(svc: RunningService): Promise<() => number | null> {
     };
     if (!stat(postmaster)) return () => null;
     return () => {
-      let ticks = 0;
+      const ticks: DbCpu = new Map();
       for (const pid of readdirSync('/proc')) {
         if (!/^\d+$/.test(pid)) continue;
         const f = stat(pid);
         // Fields after "(comm) ": state, ppid, …, utime (12th), stime (13th).
-        if (f && (pid === postmaster || f[1] === postmaster)) ticks += Number(f[11]) + Number(f[12]);
+        if (f && (pid === postmaster || f[1] === postmaster)) ticks.set(pid, Number(f[11]) + Number(f[12]));
       }
-      return ticks * tickUs;
+      return ticks;
     };
   } catch {
     return () => null;
   }
 }
 
+function dbCpuUs(before: DbCpu | null, after: DbCpu | null): number | null {
+  if (!before || !after) return null;
+  let ticks = 0;
+  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+  return ticks * (1e6 / 100); // USER_HZ
+}
+
 /** The separate load process, driven over IPC. */
 class Load {
   private readonly child = fork(join(here, 'mcp-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 
-  constructor(private readonly dbCpu: () => number | null) {}
+  constructor(private readonly dbCpu: () => DbCpu | null) {}
 
   /**
    * One phase; `serverCpuUsPerReq` is this process's CPU (where both servers run) per measured request,
@@ -95,9 +105,9 @@ class Load {
       this.child.once('message', (m: { result: LoadResult }) => {
         clearTimeout(warm);
         const used = process.cpuUsage(cpu);
-        const dbNow = this.dbCpu();
+        const dbUs = dbCpuUs(db, this.dbCpu());
         const perReq = (us: number) => Math.round(us / Math.max(1, m.result.requests));
-        resolve({ ...m.result, serverCpuUsPerReq: perReq(used.user + used.system), dbCpuUsPerReq: dbNow === null || db === null ? null : perReq(dbNow - db) });
+        resolve({ ...m.result, serverCpuUsPerReq: perReq(used.user + used.system), dbCpuUsPerReq: dbUs === null ? null : perReq(dbUs) });
       });
       this.child.send({ run: msg });
     });

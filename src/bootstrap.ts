@@ -110,14 +110,13 @@ export async function startService(
   const express = app.getHttpAdapter().getInstance() as Application;
   express.disable('x-powered-by');
   express.set('etag', false);
+  const global = [requestLogging(logger, metrics), corsMiddleware(config.corsOrigins), jsonBody()];
+  // `POST /api/mcp` skips the router: its first layer runs the same global middlewares (request id, access log and
+  // latency metric, CORS, body parsing — whose errors still reach the exception filter) and then McpEndpoint, which
+  // answers everything else itself (BENCHMARKS.md "MCP"). Nest's routes are added later, at listen().
+  app.use('/api/mcp', app.get(McpEndpoint).middleware(global));
   setupOpenApi(app);
-  app.use(requestLogging(logger, metrics));
-  app.use(corsMiddleware(config.corsOrigins));
-  app.use(jsonBody());
-  // The tool endpoint skips Nest's router pipeline (~200 µs per request; BENCHMARKS.md "MCP"). Mounted after the
-  // request logging (request id, access log, latency metric), CORS and body parsing, whose errors still reach the
-  // exception filter; McpEndpoint answers everything else itself. Nest's routes are added later, at listen().
-  app.use('/api/mcp', app.get(McpEndpoint).middleware());
+  for (const middleware of global) app.use(middleware);
   await app.listen(config.port, config.host);
   lifecycle.started = true;
   const address = app.getHttpServer().address() as { port: number };

@@ -13,7 +13,7 @@ describe('tool endpoint transport (e2e)', () => {
   const auth = () => ({ authorization: `Bearer ${key}` });
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ CORS_ORIGINS: 'http://cors.example' });
     const f = new IdentityFactory(app.db.dataSource);
     const c = await f.company();
     const u = await f.user(c.uuid);
@@ -104,12 +104,16 @@ describe('tool endpoint transport (e2e)', () => {
     await client.close();
   });
 
-  it('serves POST ahead of the router with the request id, the access log line and the latency metric', async () => {
+  it('serves POST ahead of the router with the request id, CORS, the access log line and the latency metric', async () => {
     const auth0 = await app.get(CredentialResolver).resolveApiKey(key);
     const res = await rpc(app.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'svc_list_projects', arguments: {} } }, { ...auth(), 'x-request-id': 'mcp-fast-path-1' });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('mcp-fast-path-1');
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const cors = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...auth(), origin: 'http://cors.example' });
+    expect(cors.status).toBe(200);
+    expect(cors.headers.get('access-control-allow-origin')).toBe('http://cors.example');
     expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
     const lines = app.logs.filter((l) => l.requestId === 'mcp-fast-path-1');
     expect(lines.filter((l) => l.msg === 'request')).toEqual([

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { CredentialResolver } from '../../shared/auth/auth-context.js';
 import { isDatabaseUnavailable } from '../../shared/errors/app-error.js';
@@ -57,7 +57,8 @@ function isPlainCallRequest(m: Record<string, unknown>): m is { id: JsonRpcId; p
  * authenticates its key and recomputes the agent's permissions from the database.
  *
  * Served as an Express middleware ahead of Nest's router (bootstrap.ts), because the router's guard / interceptor /
- * filter pipeline cost ~200 µs per request (BENCHMARKS.md "MCP"). What that pipeline gave the route is done here:
+ * filter pipeline cost ~200 µs per request (BENCHMARKS.md "MCP"), and ahead of the other layers, whose matching
+ * allocated ~5 KB per request. What that pipeline gave the route is done here:
  * the route is public (the key is checked below), the body is written raw, and every failure is answered as the
  * exception filter would (503 -32003 when the database is unreachable, else 500 -32603 with a logged errorId).
  * The request id, access log line and latency metric come from the requestLogging middleware, which runs first.
@@ -77,14 +78,37 @@ export class McpEndpoint {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** The Express middleware for `app.use('/api/mcp', …)`: answers POST on the path itself, passes anything else on. */
-  middleware(): (req: Request, res: Response, next: NextFunction) => void {
+  /**
+   * The Express middleware for `app.use('/api/mcp', …)`, mounted ahead of every other layer: a POST on the path itself
+   * runs `before` (the application's own global middlewares: request logging, CORS, body parsing — so the request is
+   * logged, measured and parsed exactly as any other) and then the endpoint, without walking the router's other
+   * layers; an error from `before` goes on to the application's error handling (the exception filter). Anything
+   * else passes through untouched to the regular stack.
+   */
+  middleware(before: RequestHandler[] = []): (req: Request, res: Response, next: NextFunction) => void {
     return (req, res, next) => {
       if (req.method !== 'POST' || req.path !== '/') {
         next();
         return;
       }
-      void this.handle(req, res);
+      let i = 0;
+      const step = (err?: unknown): void => {
+        if (err !== undefined && err !== null && err !== 'route' && err !== 'router') {
+          next(err);
+          return;
+        }
+        const handler = before[i++];
+        if (!handler) {
+          void this.handle(req, res);
+          return;
+        }
+        try {
+          void handler(req, res, step);
+        } catch (e) {
+          next(e);
+        }
+      };
+      step();
     };
   }
 
