@@ -1,11 +1,10 @@
 import pg from 'pg';
 import { In, type EntityManager } from 'typeorm';
-import type { ActorType } from '../../shared/auth/actor.js';
 import { PersonResolver, type PersonRows } from '../../shared/database/person.js';
 import { preparedQuery } from '../../shared/database/prepared.js';
 import { toReferenceRecord, type ReferenceEntity } from '../collaboration/index.js';
 import { acceptanceStatus, acceptanceSummary, type Blocker, type TaskStatus } from './domain/task-transition.js';
-import { TaskEntity, type Priority } from './task.entity.js';
+import { TaskEntity } from './task.entity.js';
 import {
   taskPeople,
   toAssignee,
@@ -21,64 +20,71 @@ import {
 /** Sort order of every task listing (tools.md §5.1): priority rank desc, newest first, uuid. */
 export const TASK_LIST_ORDER = 't.priority_rank DESC, t.created_at DESC, t.uuid ASC';
 
+/** The people rows named by a task, its criteria and its references, of one kind (`= 'user'` or `<> 'user'`). */
+const peopleOf = (kind: string): string => `
+         SELECT t.assignee_uuid WHERE t.assignee_type ${kind} UNION ALL SELECT t.assigned_by_uuid WHERE t.assigned_by_type ${kind}
+         UNION ALL SELECT t.created_by_uuid WHERE t.created_by_type ${kind}
+         UNION ALL SELECT c.dev_marked_by_uuid FROM acceptance_criterion c WHERE c.task_uuid = t.uuid AND c.dev_marked_by_type ${kind}
+         UNION ALL SELECT c.marked_by_uuid FROM acceptance_criterion c WHERE c.task_uuid = t.uuid AND c.marked_by_type ${kind}
+         UNION ALL SELECT r.created_by_uuid FROM reference r
+          WHERE r.company_uuid = t.company_uuid AND r.target_type = 'task' AND r.target_uuid = t.uuid AND r.created_by_type ${kind}`;
+
 /**
- * A whole TaskRecord in one statement (one round trip instead of eight: on a busy host each round trip is a socket
- * write and a wake-up of the server, the bulk of a read tool's cost — BENCHMARKS.md "MCP"). The nested rows come as
- * JSON with their timestamps as text, parsed below with pg's own timestamptz parser, so every value is the one the
- * column would have given. Orders as the separate queries had them. The comment count and references are the
- * collaboration module's tables, read here as TaskReader already reads the session tables.
+ * A whole TaskRecord in one statement and one JSON value: one round trip instead of eight (on a busy host each
+ * round trip is a socket write and a wake-up of the server, the bulk of a read tool's cost), and one column to
+ * decode instead of dozens (BENCHMARKS.md "MCP"). Timestamps come as text, parsed below with pg's own timestamptz
+ * parser, and story points as numeric text, so every value is the one the column would have given; orders are the
+ * ones the separate queries had. The comment count and references are the collaboration module's tables, read here
+ * as TaskReader already reads the session tables.
  */
 const TASK_RECORD = {
   name: 'svc_task_record',
   text: `
-WITH t AS (SELECT * FROM task WHERE uuid = $1 AND company_uuid = $2),
-     crit AS (SELECT * FROM acceptance_criterion WHERE task_uuid = $1),
-     refs AS (SELECT * FROM reference WHERE company_uuid = $2 AND target_type = 'task' AND target_uuid = $1),
-     people AS (
-       SELECT assignee_type AS type, assignee_uuid AS uuid FROM t UNION SELECT assigned_by_type, assigned_by_uuid FROM t
-       UNION SELECT created_by_type, created_by_uuid FROM t
-       UNION SELECT dev_marked_by_type, dev_marked_by_uuid FROM crit UNION SELECT marked_by_type, marked_by_uuid FROM crit
-       UNION SELECT created_by_type, created_by_uuid FROM refs)
-SELECT t.uuid, t.company_uuid, t.project_uuid, t.proposal_uuid, t.title, t.description, t.status, t.priority, t.story_points,
-       t.assignee_type, t.assignee_uuid, t.assigned_at, t.assigned_by_type, t.assigned_by_uuid, t.created_by_type,
-       t.created_by_uuid, t.created_at, t.updated_at,
-       (SELECT coalesce(json_agg(json_build_object(
-                 'uuid', c.uuid, 'description', c.description, 'required', c.required, 'sortOrder', c.sort_order,
-                 'devStatus', c.dev_status, 'devEvidence', c.dev_evidence, 'devMarkedByType', c.dev_marked_by_type,
-                 'devMarkedByUuid', c.dev_marked_by_uuid, 'devMarkedAt', c.dev_marked_at::text, 'status', c.status,
-                 'evidence', c.evidence, 'markedByType', c.marked_by_type, 'markedByUuid', c.marked_by_uuid,
-                 'markedAt', c.marked_at::text) ORDER BY c.sort_order, c.uuid), '[]') FROM crit c) AS criteria,
-       (SELECT coalesce(json_agg(json_build_object('uuid', o.uuid, 'title', o.title, 'status', o.status) ORDER BY d.created_at, o.uuid), '[]')
-          FROM task_dependency d JOIN task o ON o.uuid = d.depends_on_uuid WHERE d.task_uuid = t.uuid) AS depends_on,
-       (SELECT coalesce(json_agg(json_build_object('uuid', o.uuid, 'title', o.title, 'status', o.status) ORDER BY d.created_at, o.uuid), '[]')
-          FROM task_dependency d JOIN task o ON o.uuid = d.task_uuid WHERE d.depends_on_uuid = t.uuid) AS depended_by,
-       (SELECT coalesce(json_agg(json_build_object('sessionUuid', c.session_uuid, 'sessionName', s.name, 'agentUuid', s.agent_uuid,
-                 'checkinAt', c.checkin_at::text) ORDER BY c.checkin_at, c.session_uuid), '[]')
-          FROM session_task_checkin c JOIN agent_session s ON s.uuid = c.session_uuid
-         WHERE c.task_uuid = t.uuid AND c.checkout_at IS NULL) AS active_sessions,
-       (SELECT count(*)::int FROM comment m WHERE m.company_uuid = t.company_uuid AND m.target_type = 'task' AND m.target_uuid = t.uuid) AS comment_count,
-       (SELECT coalesce(json_agg(json_build_object(
-                 'uuid', r.uuid, 'companyUuid', r.company_uuid, 'targetType', r.target_type, 'targetUuid', r.target_uuid, 'type', r.type,
-                 'url', r.url, 'title', r.title, 'notes', r.notes, 'createdByType', r.created_by_type, 'createdByUuid', r.created_by_uuid,
-                 'createdAt', r.created_at::text, 'updatedAt', r.updated_at::text) ORDER BY r.created_at, r.uuid), '[]') FROM refs r) AS refs,
-       (SELECT coalesce(json_agg(json_build_object('uuid', u.uuid, 'name', u.name, 'email', u.email)), '[]')
-          FROM app_user u WHERE u.uuid IN (SELECT p.uuid FROM people p WHERE p.type = 'user')) AS users,
-       (SELECT coalesce(json_agg(json_build_object('uuid', a.uuid, 'name', a.name)), '[]')
-          FROM agent a WHERE a.uuid IN (SELECT p.uuid FROM people p WHERE p.type <> 'user')) AS agents
-  FROM t`,
+SELECT json_build_object(
+  'uuid', t.uuid, 'companyUuid', t.company_uuid, 'projectUuid', t.project_uuid, 'proposalUuid', t.proposal_uuid, 'title', t.title,
+  'description', t.description, 'status', t.status, 'priority', t.priority, 'storyPoints', t.story_points::text,
+  'assigneeType', t.assignee_type, 'assigneeUuid', t.assignee_uuid, 'assignedAt', t.assigned_at::text,
+  'assignedByType', t.assigned_by_type, 'assignedByUuid', t.assigned_by_uuid, 'createdByType', t.created_by_type,
+  'createdByUuid', t.created_by_uuid, 'createdAt', t.created_at::text, 'updatedAt', t.updated_at::text,
+  'criteria', (SELECT coalesce(json_agg(json_build_object(
+       'uuid', c.uuid, 'description', c.description, 'required', c.required, 'sortOrder', c.sort_order,
+       'devStatus', c.dev_status, 'devEvidence', c.dev_evidence, 'devMarkedByType', c.dev_marked_by_type,
+       'devMarkedByUuid', c.dev_marked_by_uuid, 'devMarkedAt', c.dev_marked_at::text, 'status', c.status,
+       'evidence', c.evidence, 'markedByType', c.marked_by_type, 'markedByUuid', c.marked_by_uuid,
+       'markedAt', c.marked_at::text) ORDER BY c.sort_order, c.uuid), '[]') FROM acceptance_criterion c WHERE c.task_uuid = t.uuid),
+  'dependsOn', (SELECT coalesce(json_agg(json_build_object('uuid', o.uuid, 'title', o.title, 'status', o.status) ORDER BY d.created_at, o.uuid), '[]')
+       FROM task_dependency d JOIN task o ON o.uuid = d.depends_on_uuid WHERE d.task_uuid = t.uuid),
+  'dependedBy', (SELECT coalesce(json_agg(json_build_object('uuid', o.uuid, 'title', o.title, 'status', o.status) ORDER BY d.created_at, o.uuid), '[]')
+       FROM task_dependency d JOIN task o ON o.uuid = d.task_uuid WHERE d.depends_on_uuid = t.uuid),
+  'activeSessions', (SELECT coalesce(json_agg(json_build_object('sessionUuid', c.session_uuid, 'sessionName', s.name,
+       'agentUuid', s.agent_uuid, 'checkinAt', c.checkin_at::text) ORDER BY c.checkin_at, c.session_uuid), '[]')
+       FROM session_task_checkin c JOIN agent_session s ON s.uuid = c.session_uuid WHERE c.task_uuid = t.uuid AND c.checkout_at IS NULL),
+  'commentCount', (SELECT count(*) FROM comment m WHERE m.company_uuid = t.company_uuid AND m.target_type = 'task' AND m.target_uuid = t.uuid),
+  'references', (SELECT coalesce(json_agg(json_build_object(
+       'uuid', r.uuid, 'companyUuid', r.company_uuid, 'targetType', r.target_type, 'targetUuid', r.target_uuid, 'type', r.type,
+       'url', r.url, 'title', r.title, 'notes', r.notes, 'createdByType', r.created_by_type, 'createdByUuid', r.created_by_uuid,
+       'createdAt', r.created_at::text, 'updatedAt', r.updated_at::text) ORDER BY r.created_at, r.uuid), '[]')
+       FROM reference r WHERE r.company_uuid = t.company_uuid AND r.target_type = 'task' AND r.target_uuid = t.uuid),
+  'users', (SELECT coalesce(json_agg(json_build_object('uuid', u.uuid, 'name', u.name, 'email', u.email)), '[]')
+       FROM app_user u WHERE u.uuid IN (${peopleOf("= 'user'")})),
+  'agents', (SELECT coalesce(json_agg(json_build_object('uuid', a.uuid, 'name', a.name)), '[]')
+       FROM agent a WHERE a.uuid IN (${peopleOf("<> 'user'")}))
+) AS record
+  FROM task t WHERE t.uuid = $1 AND t.company_uuid = $2`,
 };
 
 type Stamp = string | null;
-type JsonCriterion = Omit<CriterionFields, 'devMarkedAt' | 'markedAt'> & { devMarkedAt: Stamp; markedAt: Stamp };
-type JsonReference = Omit<ReferenceEntity, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
+type WithStamps<T, K extends keyof T> = Omit<T, K> & { [P in K]: null extends T[P] ? Stamp : string };
 
-interface TaskRecordRow extends PersonRows {
-  uuid: string; company_uuid: string; project_uuid: string; proposal_uuid: string | null; title: string; description: string;
-  status: TaskStatus; priority: Priority; story_points: string | null; assignee_type: ActorType | null; assignee_uuid: string | null;
-  assigned_at: Date | null; assigned_by_type: ActorType | null; assigned_by_uuid: string | null; created_by_type: ActorType;
-  created_by_uuid: string; created_at: Date; updated_at: Date;
-  criteria: JsonCriterion[]; depends_on: TaskLink[]; depended_by: TaskLink[];
-  active_sessions: Array<Omit<ActiveSession, 'checkinAt'> & { checkinAt: string }>; comment_count: number; refs: JsonReference[];
+/** The JSON of TASK_RECORD: the entities' fields, timestamps and story points as text. */
+interface TaskRecordJson extends PersonRows, Omit<WithStamps<TaskEntity, 'assignedAt' | 'createdAt' | 'updatedAt'>, 'storyPoints'> {
+  storyPoints: string | null;
+  criteria: Array<WithStamps<CriterionFields, 'devMarkedAt' | 'markedAt'>>;
+  dependsOn: TaskLink[];
+  dependedBy: TaskLink[];
+  activeSessions: ActiveSession[];
+  commentCount: number;
+  references: Array<WithStamps<ReferenceEntity, 'createdAt' | 'updatedAt'>>;
 }
 
 /** pg's parser for timestamptz text: the Date a timestamptz column itself would have produced. */
@@ -159,30 +165,18 @@ export const TaskReader = {
 
   /** The record of a task of the company, or null; one statement (TASK_RECORD). */
   async load(em: EntityManager, companyUuid: string, taskUuid: string): Promise<TaskRecord | null> {
-    const [row] = await preparedQuery<TaskRecordRow>(em, TASK_RECORD, [taskUuid, companyUuid]);
+    const [row] = await preparedQuery<{ record: TaskRecordJson }>(em, TASK_RECORD, [taskUuid, companyUuid]);
     if (!row) return null;
+    const { criteria: criteriaJson, dependsOn, dependedBy, activeSessions, commentCount, references, users, agents, ...t } = row.record;
     const task: TaskEntity = {
-      uuid: row.uuid,
-      companyUuid: row.company_uuid,
-      projectUuid: row.project_uuid,
-      proposalUuid: row.proposal_uuid,
-      title: row.title,
-      description: row.description,
-      status: row.status,
-      priority: row.priority,
-      storyPoints: row.story_points === null ? null : Number(row.story_points),
-      assigneeType: row.assignee_type,
-      assigneeUuid: row.assignee_uuid,
-      assignedAt: row.assigned_at,
-      assignedByType: row.assigned_by_type,
-      assignedByUuid: row.assigned_by_uuid,
-      createdByType: row.created_by_type,
-      createdByUuid: row.created_by_uuid,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
+      ...t,
+      storyPoints: t.storyPoints === null ? null : Number(t.storyPoints),
+      assignedAt: stamp(t.assignedAt),
+      createdAt: parseTimestamptz(t.createdAt),
+      updatedAt: parseTimestamptz(t.updatedAt),
     };
-    const criteria: CriterionFields[] = row.criteria.map((c) => ({ ...c, devMarkedAt: stamp(c.devMarkedAt), markedAt: stamp(c.markedAt) }));
-    const people = PersonResolver.fromRows(row.users, row.agents);
+    const criteria: CriterionFields[] = criteriaJson.map((c) => ({ ...c, devMarkedAt: stamp(c.devMarkedAt), markedAt: stamp(c.markedAt) }));
+    const people = PersonResolver.fromRows(users, agents);
     const summary = acceptanceSummary(criteria);
     return {
       ...toTaskSummary(task, { passed: summary.passed, total: summary.total }, people),
@@ -191,11 +185,11 @@ export const TaskReader = {
       acceptanceCriteriaItems: criteria.map((c) => toCriterionRecord(c, people)),
       acceptanceStatus: acceptanceStatus(summary),
       acceptanceSummary: summary,
-      dependsOn: row.depends_on,
-      dependedBy: row.depended_by,
-      activeSessions: row.active_sessions.map((a) => ({ ...a, checkinAt: parseTimestamptz(a.checkinAt).toISOString() })),
-      commentCount: row.comment_count,
-      references: row.refs.map((r) => toReferenceRecord({ ...r, createdAt: parseTimestamptz(r.createdAt), updatedAt: parseTimestamptz(r.updatedAt) }, people)),
+      dependsOn,
+      dependedBy,
+      activeSessions: activeSessions.map((a) => ({ ...a, checkinAt: parseTimestamptz(a.checkinAt).toISOString() })),
+      commentCount,
+      references: references.map((r) => toReferenceRecord({ ...r, createdAt: parseTimestamptz(r.createdAt), updatedAt: parseTimestamptz(r.updatedAt) }, people)),
     };
   },
 
