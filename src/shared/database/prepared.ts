@@ -11,7 +11,9 @@ export interface PreparedStatement {
  * Runs `statement` and returns its rows, exactly as `em.query` would (pg's row parsing either way). Outside a
  * transaction (the data source's own manager) it goes straight to the pg pool as a named prepared statement,
  * skipping TypeORM's query runner and the server's parse/plan; inside one it runs on the transaction's connection.
- * For hot reads (the per-request key lookup, the task record).
+ * For hot reads (the per-request key lookup, the task record). Statements list their columns (no `*`), so a later
+ * migration adding columns does not invalidate them; a pooler in transaction mode must support protocol-level
+ * prepared statements (PgBouncer ≥ 1.21 with max_prepared_statements).
  */
 export async function preparedQuery<T extends QueryResultRow>(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<T[]> {
   if (em.queryRunner) return em.query(statement.text, values);
