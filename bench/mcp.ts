@@ -2,15 +2,16 @@
  * `npm run bench:mcp` — our tool endpoint against a bare low-level MCP SDK server with one trivial tool, same load,
  * one run. A separate load process (fork) drives C concurrent keep-alive clients for D seconds per phase with plain
  * JSON-RPC POSTs: first `tools/list` (ours with an admin_agent key: the full catalogue), then one tool call (ours:
- * `svc_get_task` on a seeded task; bare: the trivial tool). It prints req/s, p50 and p99 of each and the ratios
- * ours/bare; the last line is one JSON object with every figure.
+ * `svc_get_task` on a seeded task; bare: the trivial tool). It prints req/s, p50, p99 and the CPU per request of the
+ * server process, the load process and PostgreSQL (all share the machine), and the ratios ours/bare — `bare/sdk`, the
+ * SDK's documented stateless transport, is the issue's baseline; the last line is one JSON object with every figure.
  *
  * Env: BENCH_CLIENTS (16), BENCH_DURATION_S (20), BENCH_WARMUP_S (2), BENCH_BARE (single | sdk | both; default both),
  * BENCH_LOG_LEVEL (warn), DATABASE_URL (else an embedded PostgreSQL in a temporary DATA_DIR).
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
@@ -37,23 +38,76 @@ const BARE_DESCRIPTION: Record<BareMode, string> = {
   sdk: 'bare SDK Server (1 trivial tool) per request on node:http, SDK defaults: StreamableHTTPServerTransport (stateless, enableJsonResponse)',
 };
 
-type Phase = LoadResult & { serverCpuUsPerReq: number };
+type Phase = LoadResult & { serverCpuUsPerReq: number; dbCpuUsPerReq: number | null };
+
+/** CPU ticks per PostgreSQL server process (postmaster and its children). */
+type DbCpu = Map<string, number>;
+
+/**
+ * Samples the CPU of the PostgreSQL server processes from /proc: only when the database runs on this machine and
+ * its data directory is readable (the embedded one); else every sample is null. `dbCpuUs` turns two samples into
+ * µs, counting processes started in between (autovacuum workers) and dropping those that exited.
+ */
+async function dbCpuSampler(svc: RunningService): Promise<() => DbCpu | null> {
+  try {
+    const [{ setting }]: Array<{ setting: string }> = await svc.database.dataSource.query(`SELECT setting FROM pg_settings WHERE name = 'data_directory'`);
+    const postmaster = readFileSync(join(setting, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
+    const stat = (pid: string): string[] | null => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      } catch {
+        return null;
+      }
+    };
+    if (!stat(postmaster)) return () => null;
+    return () => {
+      const ticks: DbCpu = new Map();
+      for (const pid of readdirSync('/proc')) {
+        if (!/^\d+$/.test(pid)) continue;
+        const f = stat(pid);
+        // Fields after "(comm) ": state, ppid, …, utime (12th), stime (13th).
+        if (f && (pid === postmaster || f[1] === postmaster)) ticks.set(pid, Number(f[11]) + Number(f[12]));
+      }
+      return ticks;
+    };
+  } catch {
+    return () => null;
+  }
+}
+
+function dbCpuUs(before: DbCpu | null, after: DbCpu | null): number | null {
+  if (!before || !after) return null;
+  let ticks = 0;
+  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+  return ticks * (1e6 / 100); // USER_HZ
+}
 
 /** The separate load process, driven over IPC. */
 class Load {
   private readonly child = fork(join(here, 'mcp-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 
-  /** One phase; `serverCpuUsPerReq` is this process's CPU (where both servers run) per measured request. */
+  constructor(private readonly dbCpu: () => DbCpu | null) {}
+
+  /**
+   * One phase; `serverCpuUsPerReq` is this process's CPU (where both servers run) per measured request,
+   * `dbCpuUsPerReq` PostgreSQL's (null when not measurable), `loadCpuUsPerReq` the load process's.
+   */
   run(url: string, headers: Record<string, string>, body: unknown): Promise<Phase> {
     const msg: RunMsg = { url, headers, body: JSON.stringify(body), clients: CLIENTS, durationMs: DURATION_MS, warmupMs: WARMUP_MS, errorMarker: ['"error":', '"isError":true'] };
     let cpu = process.cpuUsage();
+    let db = this.dbCpu();
     // The warm-up is not counted: CPU is sampled again when it ends.
-    const warm = setTimeout(() => (cpu = process.cpuUsage()), WARMUP_MS);
+    const warm = setTimeout(() => {
+      cpu = process.cpuUsage();
+      db = this.dbCpu();
+    }, WARMUP_MS);
     return new Promise((resolve) => {
       this.child.once('message', (m: { result: LoadResult }) => {
         clearTimeout(warm);
         const used = process.cpuUsage(cpu);
-        resolve({ ...m.result, serverCpuUsPerReq: Math.round((used.user + used.system) / Math.max(1, m.result.requests)) });
+        const dbUs = dbCpuUs(db, this.dbCpu());
+        const perReq = (us: number) => Math.round(us / Math.max(1, m.result.requests));
+        resolve({ ...m.result, serverCpuUsPerReq: perReq(used.user + used.system), dbCpuUsPerReq: dbUs === null ? null : perReq(dbUs) });
       });
       this.child.send({ run: msg });
     });
@@ -83,7 +137,9 @@ async function seed(svc: RunningService): Promise<{ key: string; taskUuid: strin
 }
 
 const line = (label: string, r: Phase): string =>
-  `${label.padEnd(44)} ${String(r.rps).padStart(9)} req/s   p50 ${String(r.p50ms).padStart(7)} ms   p99 ${String(r.p99ms).padStart(7)} ms   server CPU ${String(r.serverCpuUsPerReq).padStart(5)} µs/req   (${r.requests} requests, ${r.errors} errors)`;
+  `${label.padEnd(30)} ${String(r.rps).padStart(8)} req/s  p50 ${String(r.p50ms).padStart(6)} ms  p99 ${String(r.p99ms).padStart(6)} ms  ` +
+  `CPU µs/req: server ${String(r.serverCpuUsPerReq).padStart(4)}, load ${String(r.loadCpuUsPerReq).padStart(4)}, db ${String(r.dbCpuUsPerReq ?? '-').padStart(4)}  ` +
+  `(${r.requests} requests, ${r.errors} errors)`;
 
 async function main(): Promise<void> {
   const logger = pino({ level: LOG_LEVEL });
@@ -96,11 +152,14 @@ async function main(): Promise<void> {
   // svc_get_task belongs to the tasks module; until it is registered, a comparable single-record read stands in.
   const callTool = process.env.BENCH_TOOL ?? (catalogue.includes('svc_get_task') ? 'svc_get_task' : 'svc_get_document');
   const callArgs = callTool === 'svc_get_task' ? { taskUuid } : await standInArgs(svc, key);
-  const load = new Load();
+  const load = new Load(await dbCpuSampler(svc));
   const ours = { url: `${svc.url}/api/mcp`, headers: { authorization: `Bearer ${key}` } };
   const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
-  console.log(`MCP benchmark: ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s warm-up, node ${process.version}, LOG_LEVEL=${LOG_LEVEL}`);
+  const loadBefore = loadavg().map((x) => round(x));
+  console.log(
+    `MCP benchmark: ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s warm-up, node ${process.version}, LOG_LEVEL=${LOG_LEVEL}, load average ${loadBefore.join(' ')}`,
+  );
   console.log(`ours: POST /api/mcp, admin_agent key, ${catalogue.length} tools listed; tool call ${callTool}`);
   const oursList = await load.run(ours.url, ours.headers, list);
   console.log(line('ours  tools/list', oursList));
@@ -140,7 +199,7 @@ async function main(): Promise<void> {
       noErrors: oursList.errors + oursCall.errors === 0,
     };
     ratios[mode] = { ...r, targets };
-    console.log(`ours/bare(${mode}): tools/list req/s ×${r.toolsListRps} (target ≥ 0.7), p99 ${oursList.p99ms} ms (target ≤ 20); ${callTool}/${TRIVIAL_TOOL} req/s ×${r.toolsCallRps} (target ≥ 0.5)`);
+    console.log(`ours/bare(${mode})${mode === 'sdk' ? ' [the issue\'s baseline]' : ''}: tools/list req/s ×${r.toolsListRps} (target ≥ 0.7), p99 ${oursList.p99ms} ms (target ≤ 20); ${callTool}/${TRIVIAL_TOOL} req/s ×${r.toolsCallRps} (target ≥ 0.5)`);
   }
   console.log(
     JSON.stringify({
@@ -149,6 +208,7 @@ async function main(): Promise<void> {
       durationS: DURATION_MS / 1000,
       warmupS: WARMUP_MS / 1000,
       logLevel: LOG_LEVEL,
+      loadAverage: { before: loadBefore, after: loadavg().map((x) => round(x)) },
       ours: { toolsListed: catalogue.length, callTool, toolsList: oursList, toolsCall: oursCall },
       bare,
       ratios,

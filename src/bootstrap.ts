@@ -21,6 +21,7 @@ import { Lifecycle } from './shared/lifecycle.js';
 import { PinoNestLogger } from './shared/logging/logger.js';
 import { MetricsService } from './shared/metrics/metrics.service.js';
 import { setupOpenApi } from './shared/http/openapi.js';
+import { McpEndpoint } from './modules/tools/index.js';
 
 export interface Database {
   dataSource: DataSource;
@@ -109,10 +110,13 @@ export async function startService(
   const express = app.getHttpAdapter().getInstance() as Application;
   express.disable('x-powered-by');
   express.set('etag', false);
+  const global = [requestLogging(logger, metrics), corsMiddleware(config.corsOrigins), jsonBody()];
+  // `POST /api/mcp` skips the router: its first layer runs the same global middlewares (request id, access log and
+  // latency metric, CORS, body parsing — whose errors still reach the exception filter) and then McpEndpoint, which
+  // answers everything else itself (BENCHMARKS.md "MCP"). Nest's routes are added later, at listen().
+  app.use('/api/mcp', app.get(McpEndpoint).middleware(global));
   setupOpenApi(app);
-  app.use(requestLogging(logger, metrics));
-  app.use(corsMiddleware(config.corsOrigins));
-  app.use(jsonBody());
+  for (const middleware of global) app.use(middleware);
   await app.listen(config.port, config.host);
   lifecycle.started = true;
   const address = app.getHttpServer().address() as { port: number };

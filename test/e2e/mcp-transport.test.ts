@@ -1,5 +1,9 @@
+import { CredentialResolver } from '../../src/shared/auth/auth-context.js';
+import { McpEndpoint } from '../../src/modules/tools/index.js';
+import type { ToolContext } from '../../src/modules/tools/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { mcpClient, rpc } from '../utils/mcp.js';
+import { adminQuery } from '../utils/test-database.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 
 describe('tool endpoint transport (e2e)', () => {
@@ -9,7 +13,7 @@ describe('tool endpoint transport (e2e)', () => {
   const auth = () => ({ authorization: `Bearer ${key}` });
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ CORS_ORIGINS: 'http://cors.example' });
     const f = new IdentityFactory(app.db.dataSource);
     const c = await f.company();
     const u = await f.user(c.uuid);
@@ -98,5 +102,78 @@ describe('tool endpoint transport (e2e)', () => {
     expect(Array.isArray(tools)).toBe(true);
     await expect(client.callTool({ name: 'svc_does_not_exist', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: svc_does_not_exist') });
     await client.close();
+  });
+
+  it('serves POST ahead of the router with the request id, CORS, the access log line and the latency metric', async () => {
+    const auth0 = await app.get(CredentialResolver).resolveApiKey(key);
+    const res = await rpc(app.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'svc_list_projects', arguments: {} } }, { ...auth(), 'x-request-id': 'mcp-fast-path-1' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe('mcp-fast-path-1');
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const cors = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...auth(), origin: 'http://cors.example' });
+    expect(cors.status).toBe(200);
+    expect(cors.headers.get('access-control-allow-origin')).toBe('http://cors.example');
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
+    const lines = app.logs.filter((l) => l.requestId === 'mcp-fast-path-1');
+    expect(lines.filter((l) => l.msg === 'request')).toEqual([
+      expect.objectContaining({ method: 'POST', route: '/api/mcp', status: 200, companyUuid: auth0!.actor.companyUuid, actor: `agent:${auth0!.actor.uuid}` }),
+    ]);
+    expect(lines.filter((l) => l.msg === 'tool call')).toEqual([expect.objectContaining({ tool: 'svc_list_projects', outcome: 'ok' })]);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toMatch(/svc_http_request_duration_seconds_count\{method="POST",route="\/api\/mcp",status="200"\} [1-9]/);
+    expect(metrics).toMatch(/svc_mcp_calls_total\{tool="svc_list_projects",outcome="ok"\} [1-9]/);
+  });
+
+  it('answers tools/list and tools/call byte for byte as the SDK server would', async () => {
+    const endpoint = app.get(McpEndpoint);
+    const auth0 = (await app.get(CredentialResolver).resolveApiKey(key))!;
+    const ctx: ToolContext = { actor: auth0.actor, auth: auth0, headers: {}, requestId: 'compare' };
+    const call = (id: number | string, name: string, args?: unknown) => ({ jsonrpc: '2.0' as const, id, method: 'tools/call', params: args === undefined ? { name } : { name, arguments: args } });
+    const messages = [
+      { jsonrpc: '2.0' as const, id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0' as const, id: 'list-2', method: 'tools/list', params: {} },
+      call(3, 'svc_list_projects', {}),
+      call('4', 'svc_list_projects'),
+      call(5, 'svc_get_task', { taskUuid: '00000000-0000-4000-8000-000000000000' }),
+      call(6, 'svc_get_task', { taskUuid: 7, extra: true }),
+      call(7, 'svc_does_not_exist', {}),
+      call(8, 'svc_admin_create_project', { name: 'hidden from a developer' }),
+    ];
+    for (const message of messages) {
+      const fast = await endpoint.dispatch(message, ctx);
+      expect(Array.isArray(fast) ? Buffer.concat(fast).toString('utf8') : fast).toBe(await endpoint.viaSdk(message, ctx));
+    }
+  });
+
+  it('answers an unreachable database with 503 -32003 and Retry-After, anything else with 500 -32603 and a logged errorId', async () => {
+    const resolver = app.get(CredentialResolver);
+    const original = resolver.resolveApiKey;
+    resolver.resolveApiKey = () => Promise.reject(new Error('unexpected'));
+    try {
+      const res = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...auth(), 'x-request-id': 'mcp-internal-1' });
+      expect(res.status).toBe(500);
+      expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null });
+      expect(app.logs.find((l) => l.requestId === 'mcp-internal-1' && l.msg === 'unhandled error')).toMatchObject({ errorId: expect.any(String) });
+    } finally {
+      resolver.resolveApiKey = original;
+    }
+
+    await adminQuery(`ALTER DATABASE "${app.db.name}" WITH ALLOW_CONNECTIONS false`);
+    try {
+      await adminQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${app.db.name}'`);
+      const down = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, auth());
+      expect(down.status).toBe(503);
+      expect(down.headers.get('retry-after')).toBe('5');
+      expect(down.json).toEqual({ jsonrpc: '2.0', error: { code: -32003, message: 'Service unavailable' }, id: null });
+    } finally {
+      await adminQuery(`ALTER DATABASE "${app.db.name}" WITH ALLOW_CONNECTIONS true`);
+    }
+    let up = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, auth());
+    for (let i = 0; i < 20 && up.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      up = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, auth());
+    }
+    expect(up.status).toBe(200);
   });
 });

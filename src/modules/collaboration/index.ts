@@ -2,6 +2,7 @@ export { CollaborationModule } from './collaboration.module.js';
 export { CommentEntity, ReferenceEntity, MentionEntity } from './collaboration.entity.js';
 export type { CommentTargetType, ReferenceTargetType, ReferenceType } from './collaboration.entity.js';
 export type { CommentRecord, ReferenceRecord, ActivityRecord } from './collaboration.records.js';
+export { toReferenceRecord } from './collaboration.records.js';
 export * from './domain/reference-input.js';
 export { parseMentions, newMentions, snippet, snippet as mentionSnippet, MAX_MENTIONS_PER_TEXT } from './domain/mentions.js';
 export type { MentionTarget, MentionType } from './domain/mentions.js';

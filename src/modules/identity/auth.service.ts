@@ -1,17 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { USER_PERMISSIONS } from '../../shared/auth/actor.js';
 import { CredentialResolver, type AuthContext } from '../../shared/auth/auth-context.js';
 import { effectivePermissions } from '../../shared/auth/permissions.js';
+import { preparedQuery } from '../../shared/database/prepared.js';
 import { RateLimitedError, UnauthorizedError } from '../../shared/errors/app-error.js';
-import { AgentApiKeyEntity, AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './identity.entities.js';
+import { AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './identity.entities.js';
 import { dummyPasswordHash, looksLikeApiKey, newSessionToken, sha256Hex, verifyPassword } from './domain/credentials.js';
 import { LoginThrottle } from './login-throttle.js';
 
 const SESSION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 const RENEW_BELOW_MS = SESSION_LIFETIME_MS / 2;
 const TOUCH_INTERVAL_MS = 60 * 1000;
+
+interface ApiKeyRow {
+  key_uuid: string; last_used_at: Date | null; agent_uuid: string; agent_name: string; owner_uuid: string;
+  preset: AgentEntity['preset']; permissions: AgentEntity['permissions']; company_uuid: string; company_name: string;
+}
+
+/**
+ * The per-request key lookup of every agent call, as a named prepared statement: each pooled connection parses and
+ * plans it once. The agent's permissions are still read on every request (never cached).
+ */
+const API_KEY_LOOKUP = {
+  name: 'svc_resolve_api_key',
+  text: `SELECT k.uuid AS key_uuid, k.last_used_at, a.uuid AS agent_uuid, a.name AS agent_name, a.owner_uuid, a.preset,
+                a.permissions, c.uuid AS company_uuid, c.name AS company_name
+           FROM agent_api_key k JOIN agent a ON a.uuid = k.agent_uuid JOIN company c ON c.uuid = a.company_uuid
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+            AND a.archived_at IS NULL`,
+};
+const API_KEY_TOUCH = { name: 'svc_touch_api_key', text: `UPDATE agent_api_key SET last_used_at = $2 WHERE uuid = $1 AND revoked_at IS NULL` };
 
 export interface LoginResult {
   token: string;
@@ -22,6 +42,8 @@ export interface LoginResult {
 @Injectable()
 export class AuthService extends CredentialResolver {
   private readonly throttle = new LoginThrottle();
+  /** Keys whose lastUsedAt write is in flight: concurrent requests of one key write it once, not once each. */
+  private readonly touching = new Set<string>();
 
   constructor(private readonly db: DataSource) {
     super();
@@ -103,21 +125,15 @@ export class AuthService extends CredentialResolver {
   async resolveApiKey(rawKey: string): Promise<AuthContext | null> {
     if (!looksLikeApiKey(rawKey)) return null;
     // The lookup by hash is the comparison; the raw key is never compared or stored.
-    const rows: Array<{
-      key_uuid: string; last_used_at: Date | null; agent_uuid: string; agent_name: string; owner_uuid: string;
-      preset: AgentEntity['preset']; permissions: AgentEntity['permissions']; company_uuid: string; company_name: string;
-    }> = await this.db.query(
-      `SELECT k.uuid AS key_uuid, k.last_used_at, a.uuid AS agent_uuid, a.name AS agent_name, a.owner_uuid, a.preset,
-              a.permissions, c.uuid AS company_uuid, c.name AS company_name
-         FROM agent_api_key k JOIN agent a ON a.uuid = k.agent_uuid JOIN company c ON c.uuid = a.company_uuid
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-          AND a.archived_at IS NULL`,
-      [sha256Hex(rawKey)],
-    );
-    const row = rows[0];
+    const [row] = await preparedQuery<ApiKeyRow>(this.db.manager, API_KEY_LOOKUP, [sha256Hex(rawKey)]);
     if (!row) return null;
-    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
-      await this.db.getRepository(AgentApiKeyEntity).update({ uuid: row.key_uuid, revokedAt: IsNull() }, { lastUsedAt: new Date() });
+    if ((!row.last_used_at || Date.now() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) && !this.touching.has(row.key_uuid)) {
+      this.touching.add(row.key_uuid);
+      try {
+        await preparedQuery(this.db.manager, API_KEY_TOUCH, [row.key_uuid, new Date()]);
+      } finally {
+        this.touching.delete(row.key_uuid);
+      }
     }
     return {
       via: 'api_key',

@@ -68,6 +68,9 @@ export interface TaskRecord extends TaskSummary {
 /** Claim and assign results: the record plus `hints` when there is something to say (tools.md §5.4). */
 export type TaskRecordWithHints = TaskRecord & { hints?: string[] };
 
+/** What a criterion record is made of: the row without its task and bookkeeping columns. */
+export type CriterionFields = Omit<AcceptanceCriterionEntity, 'taskUuid' | 'createdAt' | 'updatedAt'>;
+
 export const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 const ref = (type: ActorType | null, uuid: string | null): PersonRef => ({ type, uuid });
@@ -75,10 +78,6 @@ const ref = (type: ActorType | null, uuid: string | null): PersonRef => ({ type,
 /** The people a task row names (for PersonResolver.load). */
 export function taskPeople(t: TaskEntity): PersonRef[] {
   return [ref(t.assigneeType, t.assigneeUuid), ref(t.assignedByType, t.assignedByUuid), ref(t.createdByType, t.createdByUuid)];
-}
-
-export function criterionPeople(c: AcceptanceCriterionEntity): PersonRef[] {
-  return [ref(c.devMarkedByType, c.devMarkedByUuid), ref(c.markedByType, c.markedByUuid)];
 }
 
 export function toAssignee(t: Pick<TaskEntity, 'assigneeType' | 'assigneeUuid' | 'assignedAt' | 'assignedByType' | 'assignedByUuid'>, people: PersonResolver): Assignee | null {
@@ -103,7 +102,7 @@ export function toTaskSummary(t: TaskEntity, acceptance: { passed: number; total
   };
 }
 
-export function toCriterionRecord(c: AcceptanceCriterionEntity, people: PersonResolver): CriterionRecord {
+export function toCriterionRecord(c: CriterionFields, people: PersonResolver): CriterionRecord {
   return {
     uuid: c.uuid,
     description: c.description,

@@ -92,8 +92,9 @@ export class TaskService {
   }
 
   async get(actor: Actor, input: { taskUuid: string }): Promise<TaskRecord> {
-    const task = await this.find(this.db.manager, actor, input.taskUuid);
-    return TaskReader.record(this.db.manager, task);
+    const record = isUuid(input.taskUuid) ? await TaskReader.load(this.db.manager, actor.companyUuid, input.taskUuid) : null;
+    if (!record) throw new NotFoundError('Task');
+    return record;
   }
 
   /** One task's summary (check-in results). */

@@ -3,7 +3,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Permission } from '../../shared/auth/permissions.js';
+import { ALL_PERMISSIONS, type Permission } from '../../shared/auth/permissions.js';
 import { AppError, isDatabaseUnavailable } from '../../shared/errors/app-error.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
@@ -42,6 +42,9 @@ const HINTS: Record<ToolHint, Pick<ToolDescriptor['annotations'], 'readOnlyHint'
   D: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
 };
 
+/** One bit per permission: a permission set's cache key without sorting and joining strings on every request. */
+const PERMISSION_BIT = new Map<string, number>(ALL_PERMISSIONS.map((p, i) => [p, 2 ** i]));
+
 export type ToolOutcome = 'ok' | 'error' | 'unknown_tool';
 
 /** Answered as JSON-RPC -32602 "Unknown tool: <name>", identical for missing and hidden tools. */
@@ -60,7 +63,7 @@ export class UnknownToolError extends Error {
 export class ToolRegistry implements OnModuleInit {
   private tools: RegisteredTool[] = [];
   private readonly byName = new Map<string, RegisteredTool>();
-  private readonly listCache = new Map<string, { tools: ToolDescriptor[]; json: string }>();
+  private readonly listCache = new Map<number, { tools: ToolDescriptor[]; json: string }>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -130,7 +133,8 @@ export class ToolRegistry implements OnModuleInit {
   }
 
   private cachedList(permissions: ReadonlySet<Permission>): { tools: ToolDescriptor[]; json: string } {
-    const key = [...permissions].sort().join(',');
+    let key = 0;
+    for (const p of permissions) key += PERMISSION_BIT.get(p) ?? 0;
     let entry = this.listCache.get(key);
     if (!entry) {
       const tools = this.tools.filter((t) => t.permission === null || permissions.has(t.permission)).map((t) => t.descriptor);

@@ -8,6 +8,11 @@ export interface Person {
   name: string;
 }
 
+export interface PersonRows {
+  users: Array<{ uuid: string; name: string; email: string }>;
+  agents: Array<{ uuid: string; name: string }>;
+}
+
 export type PersonRef = { type: ActorType | null; uuid: string | null } | null | undefined;
 
 /** Loads the names of many people in two queries; archived agents keep resolving. */
@@ -16,24 +21,24 @@ export class PersonResolver {
   private readonly agents = new Map<string, string>();
 
   static async load(em: EntityManager, refs: Iterable<PersonRef>): Promise<PersonResolver> {
-    const r = new PersonResolver();
     const users = new Set<string>();
     const agents = new Set<string>();
     for (const ref of refs) {
       if (!ref?.uuid || !ref.type) continue;
       (ref.type === 'user' ? users : agents).add(ref.uuid);
     }
-    if (users.size) {
-      const rows: Array<{ uuid: string; name: string; email: string }> = await em.query(
-        `SELECT uuid, name, email FROM app_user WHERE uuid = ANY($1::uuid[])`,
-        [[...users]],
-      );
-      for (const row of rows) r.users.set(row.uuid, row.name || row.email);
-    }
-    if (agents.size) {
-      const rows: Array<{ uuid: string; name: string }> = await em.query(`SELECT uuid, name FROM agent WHERE uuid = ANY($1::uuid[])`, [[...agents]]);
-      for (const row of rows) r.agents.set(row.uuid, row.name);
-    }
+    const userRows: PersonRows['users'] = users.size
+      ? await em.query(`SELECT uuid, name, email FROM app_user WHERE uuid = ANY($1::uuid[])`, [[...users]])
+      : [];
+    const agentRows: PersonRows['agents'] = agents.size ? await em.query(`SELECT uuid, name FROM agent WHERE uuid = ANY($1::uuid[])`, [[...agents]]) : [];
+    return PersonResolver.fromRows(userRows, agentRows);
+  }
+
+  /** From already loaded rows (e.g. aggregated into a larger query): users' and agents' `uuid` and names. */
+  static fromRows(users: PersonRows['users'], agents: PersonRows['agents']): PersonResolver {
+    const r = new PersonResolver();
+    for (const row of users) r.users.set(row.uuid, row.name || row.email);
+    for (const row of agents) r.agents.set(row.uuid, row.name);
     return r;
   }
 

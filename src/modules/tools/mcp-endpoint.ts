@@ -1,0 +1,259 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { CredentialResolver } from '../../shared/auth/auth-context.js';
+import { isDatabaseUnavailable } from '../../shared/errors/app-error.js';
+import { LOGGER, requestContext } from '../../shared/logging/logger.js';
+import { SingleRequestTransport } from './mcp-transport.js';
+import { ToolRegistry, UnknownToolError } from './tool-registry.js';
+import type { ToolContext } from './tool.decorator.js';
+
+const SERVER_INFO = { name: 'svc', version: '1.0.0' };
+/**
+ * Shared by every per-request server: the SDK otherwise builds a fresh Ajv instance per Server (~0.8 ms of CPU per
+ * request). It only validates elicitation answers, which this server never asks for.
+ */
+const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+type JsonRpcId = string | number;
+/** A serialized answer: a string, or chunks written as one (the cached catalogue is not copied per request). */
+export type Body = string | Buffer[];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isJsonRpcMessage(body: unknown): body is JSONRPCMessage {
+  if (!isPlainObject(body)) return false;
+  if (body.jsonrpc !== '2.0') return false;
+  if ('method' in body) {
+    if (typeof body.method !== 'string') return false;
+    if ('id' in body && typeof body.id !== 'string' && typeof body.id !== 'number') return false;
+    return body.params === undefined || (typeof body.params === 'object' && body.params !== null);
+  }
+  return 'id' in body && ('result' in body || 'error' in body);
+}
+
+/** `tools/list` without params (or with `{}`): the SDK would answer the same list whatever else it checks. */
+function isPlainListRequest(m: Record<string, unknown>): m is { id: JsonRpcId; params?: Record<string, never> } {
+  return m.method === 'tools/list' && 'id' in m && (m.params === undefined || (isPlainObject(m.params) && Object.keys(m.params).length === 0));
+}
+
+/** `tools/call` carrying only `name` and an optional object of `arguments` (no `_meta`, no task augmentation). */
+function isPlainCallRequest(m: Record<string, unknown>): m is { id: JsonRpcId; params: { name: string; arguments?: Record<string, unknown> } } {
+  if (m.method !== 'tools/call' || !('id' in m) || !isPlainObject(m.params)) return false;
+  const p = m.params;
+  for (const k in p) if (k !== 'name' && k !== 'arguments') return false;
+  return typeof p.name === 'string' && (p.arguments === undefined || isPlainObject(p.arguments));
+}
+
+/**
+ * `POST /api/mcp` (platform.md §4): stateless MCP over Streamable HTTP with plain JSON responses. Each request
+ * authenticates its key and recomputes the agent's permissions from the database.
+ *
+ * Served as an Express middleware ahead of Nest's router (bootstrap.ts), because the router's guard / interceptor /
+ * filter pipeline cost ~200 µs per request (BENCHMARKS.md "MCP"), and ahead of the other layers, whose matching
+ * allocated ~5 KB per request. What that pipeline gave the route is done here:
+ * the route is public (the key is checked below), the body is written raw, and every failure is answered as the
+ * exception filter would (503 -32003 when the database is unreachable, else 500 -32603 with a logged errorId).
+ * The request id, access log line and latency metric come from the requestLogging middleware, which runs first.
+ *
+ * The two hot methods (plain `tools/list` and `tools/call`) are answered directly from the registry with byte-for-byte
+ * the SDK's answers (test/integration/mcp-endpoint.test.ts compares them); everything else (initialize, ping,
+ * notifications, unusual params, unknown methods) goes through a fresh low-level SDK server bound to the caller.
+ */
+@Injectable()
+export class McpEndpoint {
+  /** `{"result":{"tools":<list>},"jsonrpc":"2.0","id":` per cached list (the registry's array), ready to write. */
+  private readonly listPrefixes = new WeakMap<object, Buffer>();
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly credentials: CredentialResolver,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * The Express middleware for `app.use('/api/mcp', …)`, mounted ahead of every other layer: a POST on the path itself
+   * runs `before` (the application's own global middlewares: request logging, CORS, body parsing — so the request is
+   * logged, measured and parsed exactly as any other) and then the endpoint, without walking the router's other
+   * layers; an error from `before` goes on to the application's error handling (the exception filter). Anything
+   * else passes through untouched to the regular stack.
+   */
+  middleware(before: RequestHandler[] = []): (req: Request, res: Response, next: NextFunction) => void {
+    return (req, res, next) => {
+      if (req.method !== 'POST' || req.path !== '/') {
+        next();
+        return;
+      }
+      let i = 0;
+      const step = (err?: unknown): void => {
+        if (err !== undefined && err !== null && err !== 'route' && err !== 'router') {
+          next(err);
+          return;
+        }
+        const handler = before[i++];
+        if (!handler) {
+          void this.handle(req, res);
+          return;
+        }
+        try {
+          void handler(req, res, step);
+        } catch (e) {
+          next(e);
+        }
+      };
+      step();
+    };
+  }
+
+  /** Never rejects: every failure becomes a JSON-RPC error answer. */
+  async handle(req: Request, res: Response): Promise<void> {
+    try {
+      await this.serve(req, res);
+    } catch (err) {
+      this.fail(res, err);
+    }
+  }
+
+  private async serve(req: Request, res: Response): Promise<void> {
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    const auth = bearer ? await this.credentials.resolveApiKey(bearer[1]) : null;
+    if (!auth) {
+      rpcError(res, 401, -32001, 'Missing or invalid API key', { 'WWW-Authenticate': 'Bearer realm="svc"' });
+      return;
+    }
+    const store = requestContext.getStore();
+    if (store) {
+      store.companyUuid = auth.actor.companyUuid;
+      store.actor = `agent:${auth.actor.uuid}`;
+    }
+    const accept = req.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      rpcError(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+      return;
+    }
+    if (!req.is('application/json')) {
+      rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+      return;
+    }
+    const body: unknown = req.body;
+    if (Array.isArray(body)) {
+      rpcError(res, 400, -32600, 'Invalid Request: batch requests are not supported');
+      return;
+    }
+    if (!isJsonRpcMessage(body)) {
+      rpcError(res, 400, -32600, 'Invalid Request');
+      return;
+    }
+    const answer = await this.dispatch(body, { actor: auth.actor, auth, headers: req.headers, requestId: req.requestId });
+    if (answer === null) {
+      res.status(202).end();
+      return;
+    }
+    res.statusCode = 200;
+    res.setHeader('Content-Type', JSON_TYPE);
+    if (typeof answer === 'string') {
+      res.setHeader('Content-Length', Buffer.byteLength(answer));
+      res.end(answer);
+      return;
+    }
+    res.setHeader('Content-Length', answer.reduce((n, b) => n + b.length, 0));
+    // Corked: headers and every chunk leave in one write (end() uncorks).
+    res.cork();
+    for (let i = 0; i < answer.length - 1; i++) res.write(answer[i]);
+    res.end(answer[answer.length - 1]);
+  }
+
+  /** The serialized JSON-RPC answer to one message, or null for a notification or response (HTTP 202). */
+  async dispatch(message: JSONRPCMessage, ctx: ToolContext): Promise<Body | null> {
+    const m = message as unknown as Record<string, unknown>;
+    if (isPlainListRequest(m)) return this.listAnswer(m.id, ctx);
+    if (isPlainCallRequest(m)) return this.callAnswer(m.id, m.params, ctx);
+    return this.viaSdk(message, ctx);
+  }
+
+  /** The SDK's own handling, for everything the fast paths leave alone (and as their reference in tests). */
+  async viaSdk(message: JSONRPCMessage, ctx: ToolContext): Promise<string | null> {
+    const transport = new SingleRequestTransport();
+    await this.createServer(ctx).connect(transport);
+    // The server is dropped, not closed: close() only aborts handlers that already answered and builds a
+    // "Connection closed" error with a stack trace for nobody (~5 % of a request's CPU).
+    const response = await transport.dispatch(message);
+    return response === null ? null : JSON.stringify(response);
+  }
+
+  /** The registry's cached catalogue JSON spliced into the envelope, instead of re-serializing tens of kilobytes. */
+  private listAnswer(id: JsonRpcId, ctx: ToolContext): Buffer[] {
+    const tools = this.registry.list(ctx.actor.permissions);
+    let prefix = this.listPrefixes.get(tools);
+    if (!prefix) {
+      prefix = Buffer.from(`{"result":{"tools":${this.registry.listJson(ctx.actor.permissions)}},"jsonrpc":"2.0","id":`);
+      this.listPrefixes.set(tools, prefix);
+    }
+    return [prefix, Buffer.from(`${JSON.stringify(id)}}`)];
+  }
+
+  /** As the SDK: `{result, jsonrpc, id}`, or the handler's error as `{jsonrpc, id, error}`. */
+  private async callAnswer(id: JsonRpcId, params: { name: string; arguments?: Record<string, unknown> }, ctx: ToolContext): Promise<string> {
+    try {
+      const tool = this.registry.find(params.name, ctx.actor.permissions);
+      const result = await this.registry.call(tool, params.arguments, ctx);
+      return JSON.stringify({ result, jsonrpc: '2.0', id });
+    } catch (err) {
+      // The SDK's mapping of a handler's error (shared/protocol.js `_onrequest`).
+      const e = (err instanceof UnknownToolError ? { code: ErrorCode.InvalidParams, message: err.message } : err) as { code?: unknown; message?: string; data?: unknown };
+      const code = Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError;
+      return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: e.message ?? 'Internal error', ...(e.data !== undefined && { data: e.data }) } });
+    }
+  }
+
+  private createServer(ctx: ToolContext): Server {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: JSON_SCHEMA_VALIDATOR });
+    const permissions = ctx.actor.permissions;
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.registry.list(permissions) }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      try {
+        const tool = this.registry.find(request.params.name, permissions);
+        return await this.registry.call(tool, request.params.arguments, ctx);
+      } catch (err) {
+        // Not McpError: it prefixes "MCP error -32602: ", and the contract's message is exactly "Unknown tool: <name>".
+        if (err instanceof UnknownToolError) throw Object.assign(new Error(err.message), { code: ErrorCode.InvalidParams });
+        throw err;
+      }
+    });
+    return server;
+  }
+
+  /** What the exception filter answers on this path, so the route never answers a bare 500. */
+  private fail(res: Response, err: unknown): void {
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    const describe = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) };
+    if (isDatabaseUnavailable(err)) {
+      this.logger.warn({ err: describe }, 'database unavailable');
+      rpcError(res, 503, -32003, 'Service unavailable', { 'Retry-After': '5' });
+      return;
+    }
+    const errorId = randomUUID();
+    this.logger.error({ errorId, err: describe }, 'unhandled error');
+    rpcError(res, 500, ErrorCode.InternalError, 'Internal server error');
+  }
+}
+
+function rpcError(res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** The controller's 405 answer for GET and DELETE. */
+export function methodNotAllowed(res: Response): void {
+  rpcError(res, 405, -32000, 'Method not allowed', { Allow: 'POST' });
+}
