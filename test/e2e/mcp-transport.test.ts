@@ -1,6 +1,6 @@
+import { jest } from '@jest/globals';
 import { CredentialResolver } from '../../src/shared/auth/auth-context.js';
 import { McpEndpoint } from '../../src/modules/tools/index.js';
-import type { ToolContext } from '../../src/modules/tools/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { mcpClient, rpc } from '../utils/mcp.js';
 import { adminQuery } from '../utils/test-database.js';
@@ -125,24 +125,16 @@ describe('tool endpoint transport (e2e)', () => {
     expect(metrics).toMatch(/svc_mcp_calls_total\{tool="svc_list_projects",outcome="ok"\} [1-9]/);
   });
 
-  it('answers tools/list and tools/call byte for byte as the SDK server would', async () => {
+  it('serves every request, tools/list and tools/call included, with a fresh per-request SDK server', async () => {
     const endpoint = app.get(McpEndpoint);
-    const auth0 = (await app.get(CredentialResolver).resolveApiKey(key))!;
-    const ctx: ToolContext = { actor: auth0.actor, auth: auth0, headers: {}, requestId: 'compare' };
-    const call = (id: number | string, name: string, args?: unknown) => ({ jsonrpc: '2.0' as const, id, method: 'tools/call', params: args === undefined ? { name } : { name, arguments: args } });
-    const messages = [
-      { jsonrpc: '2.0' as const, id: 1, method: 'tools/list' },
-      { jsonrpc: '2.0' as const, id: 'list-2', method: 'tools/list', params: {} },
-      call(3, 'svc_list_projects', {}),
-      call('4', 'svc_list_projects'),
-      call(5, 'svc_get_task', { taskUuid: '00000000-0000-4000-8000-000000000000' }),
-      call(6, 'svc_get_task', { taskUuid: 7, extra: true }),
-      call(7, 'svc_does_not_exist', {}),
-      call(8, 'svc_admin_create_project', { name: 'hidden from a developer' }),
-    ];
-    for (const message of messages) {
-      const fast = await endpoint.dispatch(message, ctx);
-      expect(Array.isArray(fast) ? Buffer.concat(fast).toString('utf8') : fast).toBe(await endpoint.viaSdk(message, ctx));
+    const spy = jest.spyOn(endpoint as unknown as { createServer: (...a: unknown[]) => unknown }, 'createServer');
+    try {
+      await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, auth());
+      await rpc(app.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'svc_list_projects', arguments: {} } }, auth());
+      expect(spy).toHaveBeenCalledTimes(2);
+      expect(spy.mock.results[0].value).not.toBe(spy.mock.results[1].value);
+    } finally {
+      spy.mockRestore();
     }
   });
 

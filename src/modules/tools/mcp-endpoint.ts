@@ -20,7 +20,6 @@ const SERVER_INFO = { name: 'svc', version: '1.0.0' };
 const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-type JsonRpcId = string | number;
 /** A serialized answer: a string, or chunks written as one (the cached catalogue is not copied per request). */
 export type Body = string | Buffer[];
 
@@ -39,19 +38,6 @@ function isJsonRpcMessage(body: unknown): body is JSONRPCMessage {
   return 'id' in body && ('result' in body || 'error' in body);
 }
 
-/** `tools/list` without params (or with `{}`): the SDK would answer the same list whatever else it checks. */
-function isPlainListRequest(m: Record<string, unknown>): m is { id: JsonRpcId; params?: Record<string, never> } {
-  return m.method === 'tools/list' && 'id' in m && (m.params === undefined || (isPlainObject(m.params) && Object.keys(m.params).length === 0));
-}
-
-/** `tools/call` carrying only `name` and an optional object of `arguments` (no `_meta`, no task augmentation). */
-function isPlainCallRequest(m: Record<string, unknown>): m is { id: JsonRpcId; params: { name: string; arguments?: Record<string, unknown> } } {
-  if (m.method !== 'tools/call' || !('id' in m) || !isPlainObject(m.params)) return false;
-  const p = m.params;
-  for (const k in p) if (k !== 'name' && k !== 'arguments') return false;
-  return typeof p.name === 'string' && (p.arguments === undefined || isPlainObject(p.arguments));
-}
-
 /**
  * `POST /api/mcp` (platform.md §4): stateless MCP over Streamable HTTP with plain JSON responses. Each request
  * authenticates its key and recomputes the agent's permissions from the database.
@@ -63,15 +49,11 @@ function isPlainCallRequest(m: Record<string, unknown>): m is { id: JsonRpcId; p
  * exception filter would (503 -32003 when the database is unreachable, else 500 -32603 with a logged errorId).
  * The request id, access log line and latency metric come from the requestLogging middleware, which runs first.
  *
- * The two hot methods (plain `tools/list` and `tools/call`) are answered directly from the registry with byte-for-byte
- * the SDK's answers (test/integration/mcp-endpoint.test.ts compares them); everything else (initialize, ping,
- * notifications, unusual params, unknown methods) goes through a fresh low-level SDK server bound to the caller.
+ * Every JSON-RPC message is served by a fresh low-level SDK server bound to the caller's context, over the tool list,
+ * schemas and validators the registry prepared at boot.
  */
 @Injectable()
 export class McpEndpoint {
-  /** `{"result":{"tools":<list>},"jsonrpc":"2.0","id":` per cached list (the registry's array), ready to write. */
-  private readonly listPrefixes = new WeakMap<object, Buffer>();
-
   constructor(
     private readonly registry: ToolRegistry,
     private readonly credentials: CredentialResolver,
@@ -172,9 +154,8 @@ export class McpEndpoint {
 
   /** The serialized JSON-RPC answer to one message, or null for a notification or response (HTTP 202). */
   async dispatch(message: JSONRPCMessage, ctx: ToolContext): Promise<Body | null> {
-    const m = message as unknown as Record<string, unknown>;
-    if (isPlainListRequest(m)) return this.listAnswer(m.id, ctx);
-    if (isPlainCallRequest(m)) return this.callAnswer(m.id, m.params, ctx);
+    // Every request, including tools/list and tools/call, is served by a fresh low-level SDK server bound to the
+    // caller (service-spec "Tool endpoint" 1); what is prepared once is the registry it reads from.
     return this.viaSdk(message, ctx);
   }
 
@@ -186,31 +167,6 @@ export class McpEndpoint {
     // "Connection closed" error with a stack trace for nobody (~5 % of a request's CPU).
     const response = await transport.dispatch(message);
     return response === null ? null : JSON.stringify(response);
-  }
-
-  /** The registry's cached catalogue JSON spliced into the envelope, instead of re-serializing tens of kilobytes. */
-  private listAnswer(id: JsonRpcId, ctx: ToolContext): Buffer[] {
-    const tools = this.registry.list(ctx.actor.permissions);
-    let prefix = this.listPrefixes.get(tools);
-    if (!prefix) {
-      prefix = Buffer.from(`{"result":{"tools":${this.registry.listJson(ctx.actor.permissions)}},"jsonrpc":"2.0","id":`);
-      this.listPrefixes.set(tools, prefix);
-    }
-    return [prefix, Buffer.from(`${JSON.stringify(id)}}`)];
-  }
-
-  /** As the SDK: `{result, jsonrpc, id}`, or the handler's error as `{jsonrpc, id, error}`. */
-  private async callAnswer(id: JsonRpcId, params: { name: string; arguments?: Record<string, unknown> }, ctx: ToolContext): Promise<string> {
-    try {
-      const tool = this.registry.find(params.name, ctx.actor.permissions);
-      const result = await this.registry.call(tool, params.arguments, ctx);
-      return JSON.stringify({ result, jsonrpc: '2.0', id });
-    } catch (err) {
-      // The SDK's mapping of a handler's error (shared/protocol.js `_onrequest`).
-      const e = (err instanceof UnknownToolError ? { code: ErrorCode.InvalidParams, message: err.message } : err) as { code?: unknown; message?: string; data?: unknown };
-      const code = Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError;
-      return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: e.message ?? 'Internal error', ...(e.data !== undefined && { data: e.data }) } });
-    }
   }
 
   private createServer(ctx: ToolContext): Server {
