@@ -23,6 +23,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** A serialized answer: a string, or chunks written as one (the cached catalogue is not copied per request). */
 export type Body = string | Buffer[];
 
+/** Stands for the cached catalogue JSON while the rest of a tools/list answer is serialized. */
+const TOOLS_PLACEHOLDER = 'svc-cached-tools-5b0f6c1e-3d2a-4e8b-9c71-0a4f2d6e8b13';
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -166,7 +169,15 @@ export class McpEndpoint {
     // The server is dropped, not closed: close() only aborts handlers that already answered and builds a
     // "Connection closed" error with a stack trace for nobody (~5 % of a request's CPU).
     const response = await transport.dispatch(message);
-    return response === null ? null : JSON.stringify(response);
+    if (response === null) return null;
+    // The server answered tools/list with the registry's cached list for this permission set: splice in that list's
+    // cached JSON rather than serializing the whole catalogue (tens of kilobytes) again for every request.
+    const result = (response as { result?: Record<string, unknown> }).result;
+    const tools = this.registry.list(ctx.actor.permissions);
+    if (result && result.tools === tools && Object.keys(result).length === 1) {
+      return JSON.stringify({ ...response, result: { tools: TOOLS_PLACEHOLDER } }).replace(`"${TOOLS_PLACEHOLDER}"`, () => this.registry.listJson(ctx.actor.permissions));
+    }
+    return JSON.stringify(response);
   }
 
   private createServer(ctx: ToolContext): Server {
