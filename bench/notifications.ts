@@ -95,6 +95,8 @@ const serverMs = new Map<string, number[]>();
 
 function startServer(url: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = fork(join(here, 'notifications-server.js'), [], {
+    // BENCH_SERVER_NODE_ARGS: extra node flags for the server process only (e.g. `--cpu-prof`).
+    execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
     env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
@@ -164,7 +166,7 @@ async function measure(name: string, base: string, path: string, headers: Record
 
 const line = (name: string, f: Figures, target?: number): string =>
   `  ${name.padEnd(20)} round trip p50 ${f.p50.toFixed(3).padStart(7)} p99 ${f.p99.toFixed(3).padStart(7)} | server p50 ${f.serverP50.toFixed(1).padStart(5)} p99 ${f.serverP99.toFixed(1).padStart(5)}` +
-  (target === undefined ? '' : ` | target p99 ≤ ${target} ${f.p99 <= target ? 'ok' : 'MISSED'}`);
+  (target === undefined ? '' : ` | target server p99 ≤ ${target} ${f.serverP99 <= target ? 'ok' : 'MISSED'} (round trip ${f.p99 <= target ? 'within' : 'above'})`);
 
 async function main(): Promise<void> {
   const logger = pino({ level: 'warn' });
@@ -210,9 +212,9 @@ async function main(): Promise<void> {
       const first = await request(server.url, 'GET', path, auth);
       const tag = String(first.headers.etag);
       const full = await measure(name, server.url, path, auth, 200);
-      figures[name] = { ...full, targetP99: target, ok: full.p99 <= target };
+      figures[name] = { ...full, targetP99: target, ok: full.serverP99 <= target };
       const cached = await measure(`${name}304`, server.url, path, { ...auth, 'if-none-match': tag }, 304);
-      figures[`${name}304`] = { ...cached, targetP99: TARGETS.notModifiedP99Ms, ok: cached.p99 <= TARGETS.notModifiedP99Ms };
+      figures[`${name}304`] = { ...cached, targetP99: TARGETS.notModifiedP99Ms, ok: cached.serverP99 <= TARGETS.notModifiedP99Ms };
       console.log(line(name, full, target));
       console.log(line(`${name}304`, cached, TARGETS.notModifiedP99Ms));
     }
@@ -248,7 +250,9 @@ async function main(): Promise<void> {
         baselineAuthMe: baseline,
         ms: Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, { p50: f.p50, p99: f.p99, serverP50: f.serverP50, serverP99: f.serverP99 }])),
         targets: TARGETS,
+        // The issue's targets are server times (the access log's durationMs); round trips are reported beside them.
         allTargetsMet: Object.values(figures).every((f) => f.ok),
+        roundTripWithinTargets: Object.values(figures).every((f) => f.p99 <= f.targetP99),
         indexes,
       }),
     );

@@ -31,6 +31,26 @@ const API_KEY_LOOKUP = {
           WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
             AND a.archived_at IS NULL`,
 };
+/** The per-request session lookup (prepared: parsed and planned once per pooled connection). */
+const SESSION_LOOKUP = {
+  name: 'svc_resolve_session',
+  text: `SELECT s.uuid AS session_uuid, s.expires_at, s.last_seen_at, u.uuid AS user_uuid, u.email, u.name AS user_name,
+                c.uuid AS company_uuid, c.name AS company_name
+           FROM user_session s JOIN app_user u ON u.uuid = s.user_uuid JOIN company c ON c.uuid = u.company_uuid
+          WHERE s.token_hash = $1 AND s.expires_at > now()`,
+};
+interface SessionRow {
+  session_uuid: string;
+  expires_at: Date;
+  last_seen_at: Date;
+  user_uuid: string;
+  email: string;
+  user_name: string;
+  company_uuid: string;
+  company_name: string;
+}
+const SESSION_RENEW = { name: 'svc_renew_session', text: `UPDATE user_session SET expires_at = $2, last_seen_at = now() WHERE uuid = $1` };
+const SESSION_TOUCH = { name: 'svc_touch_session', text: `UPDATE user_session SET last_seen_at = now() WHERE uuid = $1` };
 const API_KEY_TOUCH = { name: 'svc_touch_api_key', text: `UPDATE agent_api_key SET last_used_at = $2 WHERE uuid = $1 AND revoked_at IS NULL` };
 
 export interface LoginResult {
@@ -81,27 +101,14 @@ export class AuthService extends CredentialResolver {
 
   async resolveSession(token: string): Promise<{ context: AuthContext; renew: boolean } | null> {
     if (token.length > 200) return null;
-    const rows: Array<{
-      session_uuid: string; expires_at: Date; last_seen_at: Date; user_uuid: string; email: string; user_name: string;
-      company_uuid: string; company_name: string;
-    }> = await this.db.query(
-      `SELECT s.uuid AS session_uuid, s.expires_at, s.last_seen_at, u.uuid AS user_uuid, u.email, u.name AS user_name,
-              c.uuid AS company_uuid, c.name AS company_name
-         FROM user_session s JOIN app_user u ON u.uuid = s.user_uuid JOIN company c ON c.uuid = u.company_uuid
-        WHERE s.token_hash = $1 AND s.expires_at > now()`,
-      [sha256Hex(token)],
-    );
-    const row = rows[0];
+    const [row] = await preparedQuery<SessionRow>(this.db.manager, SESSION_LOOKUP, [sha256Hex(token)]);
     if (!row) return null;
     const now = Date.now();
     const renew = row.expires_at.getTime() - now < RENEW_BELOW_MS;
     if (renew) {
-      await this.db.query(`UPDATE user_session SET expires_at = $2, last_seen_at = now() WHERE uuid = $1`, [
-        row.session_uuid,
-        new Date(now + SESSION_LIFETIME_MS),
-      ]);
+      await preparedQuery(this.db.manager, SESSION_RENEW, [row.session_uuid, new Date(now + SESSION_LIFETIME_MS)]);
     } else if (now - row.last_seen_at.getTime() > TOUCH_INTERVAL_MS) {
-      await this.db.query(`UPDATE user_session SET last_seen_at = now() WHERE uuid = $1`, [row.session_uuid]);
+      await preparedQuery(this.db.manager, SESSION_TOUCH, [row.session_uuid]);
     }
     const user = { uuid: row.user_uuid, email: row.email, name: row.user_name };
     return {

@@ -44,8 +44,8 @@ export class NotificationController {
 
   @Get()
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const tag = await this.notifications.listTag(actor, query);
-    if (!notModified(req, res, tag)) sendFresh(res, tag, await this.notifications.list(actor, query));
+    const { tag, page } = await this.notifications.listTagged(actor, query);
+    if (!notModified(req, res, tag)) sendFresh(res, tag, await page());
   }
 
   @Get('unread-count')

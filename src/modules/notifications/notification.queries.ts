@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../../shared/database/prepared.js';
 import type { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import type { NotificationFrame } from '../../shared/event-bus/events.js';
 import type { MetricsService } from '../../shared/metrics/metrics.service.js';
@@ -16,12 +17,14 @@ export const RECIPIENT_SQL = 'recipient_type = $1 AND recipient_uuid = $2 AND co
 export const recipientParams = (r: Recipient): unknown[] => [r.type, r.uuid, r.companyUuid];
 
 /** The REST list (notifications.md §2): newest first, straight off one of the inbox indexes, no sort step. */
-export function listSql(r: Recipient, q: ListQuery): { sql: string; params: unknown[] } {
+export function listSql(r: Recipient, q: ListQuery): { sql: string; params: unknown[]; name: string } {
   const params = [...recipientParams(r), q.limit, q.offset];
   let where = `${RECIPIENT_SQL} AND archived_at IS NULL`;
   if (q.unreadOnly) where += ' AND read_at IS NULL';
   if (q.projectUuid) where += ` AND project_uuid = $${params.push(q.projectUuid)}`;
-  return { sql: `SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${where} ORDER BY created_at DESC, uuid LIMIT $4 OFFSET $5`, params };
+  // One prepared statement per shape (4 in all): the name follows the filters, the text only depends on them.
+  const name = `svc_notification_list_${q.unreadOnly ? 'u' : 'a'}${q.projectUuid ? 'p' : ''}`;
+  return { sql: `SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${where} ORDER BY created_at DESC, uuid LIMIT $4 OFFSET $5`, params, name };
 }
 
 /**
@@ -37,8 +40,11 @@ export interface InboxState {
   unreadCount: number;
 }
 
+const INBOX_STATEMENT = { name: 'svc_notification_inbox', text: INBOX_SQL };
+
+/** Prepared outside a transaction (it runs on every list, count and conditional GET). */
 export async function inboxState(em: EntityManager, r: Ref): Promise<InboxState> {
-  const rows: Array<{ version: string; unreadCount: number }> = await em.query(INBOX_SQL, [r.type, r.uuid]);
+  const rows = await preparedQuery<{ version: string; unreadCount: number }>(em, INBOX_STATEMENT, [r.type, r.uuid]);
   return rows.length ? { version: String(rows[0].version), unreadCount: rows[0].unreadCount } : { version: '0', unreadCount: 0 };
 }
 

@@ -5,6 +5,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors/app-error.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
+import { preparedQuery } from '../../shared/database/prepared.js';
 import { offsetOf, paging } from '../../shared/validation/paging.js';
 import {
   parseAgentListInput,
@@ -54,9 +55,31 @@ export class NotificationService {
 
   async list(actor: Actor, query: unknown): Promise<{ notifications: NotificationRecord[]; unreadCount: number }> {
     const r = recipientOf(actor);
-    const { sql, params } = listSql(r, parseListQuery(query));
-    const [rows, unreadCount] = await Promise.all([this.db.query(sql, params) as Promise<NotificationRow[]>, countUnread(this.db.manager, r)]);
+    const { sql, params, name } = listSql(r, parseListQuery(query));
+    const [rows, unreadCount] = await Promise.all([
+      preparedQuery<NotificationRow>(this.db.manager, { name, text: sql }, params),
+      countUnread(this.db.manager, r),
+    ]);
     return { notifications: rows.map(toNotificationRecord), unreadCount };
+  }
+
+  /**
+   * The REST list with its entity tag (the conditional GET): the inbox row is read first; the tag and the unread
+   * count both come from it, so a match costs that one lookup and a miss adds only the page of rows (read after it:
+   * the answer is never labelled with a version newer than what it shows). Validates the query before any read.
+   */
+  async listTagged(actor: Actor, query: unknown): Promise<{ tag: string; page: () => Promise<{ notifications: NotificationRecord[]; unreadCount: number }> }> {
+    const parsed = parseListQuery(query);
+    const r = recipientOf(actor);
+    const state = await inboxState(this.db.manager, r);
+    return {
+      tag: this.tag(actor, 'list', state.version, parsed),
+      page: async () => {
+        const { sql, params, name } = listSql(r, parsed);
+        const rows = await preparedQuery<NotificationRow>(this.db.manager, { name, text: sql }, params);
+        return { notifications: rows.map(toNotificationRecord), unreadCount: state.unreadCount };
+      },
+    };
   }
 
   unreadCount(actor: Actor): Promise<number> {
@@ -64,13 +87,11 @@ export class NotificationService {
   }
 
   /**
-   * Entity tag of a list (with its parsed query). It is derived from the recipient's inbox version, which every
-   * write bumps in its own transaction, and it is read BEFORE the rows: a response is never labelled with a version
-   * newer than what it shows. Validates the list query first.
+   * Entity tag of a list (with its parsed query), derived from the recipient's inbox version, which every write
+   * bumps in its own transaction. Validates the list query first.
    */
   async listTag(actor: Actor, query: unknown): Promise<string> {
-    const parsed = parseListQuery(query);
-    return this.tag(actor, 'list', (await inboxState(this.db.manager, actor)).version, parsed);
+    return (await this.listTagged(actor, query)).tag;
   }
 
   /** The unread count with its entity tag, both from the same inbox row (one lookup answers 200 and 304 alike). */
