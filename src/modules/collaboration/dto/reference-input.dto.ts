@@ -1,26 +1,17 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { EnumField, TextField } from '../../../shared/validation/fields.js';
 import { REFERENCE_TYPES } from '../domain/reference-input.js';
 
 /** One external link given when a record is created (proposals, tasks); the URL rule is the service's. */
 export class ReferenceInputDto {
-  @ApiProperty({ enum: REFERENCE_TYPES, description: 'Kind of link' })
-  @IsIn(REFERENCE_TYPES)
+  @EnumField(REFERENCE_TYPES, { description: 'Kind of link' })
   type: string;
 
-  @ApiProperty({ maxLength: 2048, description: 'http:// or https:// URL; never fetched' })
-  @IsString()
-  @MaxLength(2048)
+  @TextField({ maxLength: 2048, description: 'http:// or https:// URL; never fetched' })
   url: string;
 
-  @ApiProperty({ maxLength: 200, description: 'Link title, 1-200 characters' })
-  @IsString()
-  @MaxLength(200)
+  @TextField({ maxLength: 200, description: 'Link title, 1-200 characters' })
   title: string;
 
-  @ApiPropertyOptional({ type: String, maxLength: 500, nullable: true, description: 'Notes, at most 500 characters' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
+  @TextField({ optional: true, nullable: true, maxLength: 500, description: 'Notes, at most 500 characters' })
   notes?: string | null;
 }

@@ -1,6 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
+import { BooleanField, EnumField, TextField, UuidField } from '../../../shared/validation/fields.js';
 import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import type { DocumentType } from '../document.entity.js';
 
@@ -10,61 +8,39 @@ const TYPES: readonly DocumentType[] = ['prd', 'tech_design', 'adr', 'spec', 'gu
 const AUTHORED_TYPES: readonly DocumentType[] = ['prd', 'tech_design', 'adr', 'spec', 'guide'];
 
 export class ListDocumentsQuery extends PagingQueryDto {
-  @ApiPropertyOptional({ enum: TYPES, description: 'Only documents of this type' })
-  @IsOptional()
-  @IsIn(TYPES)
+  @EnumField(TYPES, { optional: true, description: 'Only documents of this type' })
   type?: DocumentType;
 }
 
 export class CreateDocumentDto {
-  @ApiProperty({ enum: AUTHORED_TYPES })
-  @IsIn(AUTHORED_TYPES)
+  @EnumField(AUTHORED_TYPES)
   type: string;
 
-  @ApiProperty({ maxLength: 200 })
-  @IsString()
-  @MaxLength(200)
+  @TextField({ maxLength: 200 })
   title: string;
 
-  @ApiPropertyOptional({ maxLength: 100_000, description: 'Markdown (default empty)' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100_000)
+  @TextField({ optional: true, maxLength: 100_000, description: 'Markdown (default empty)' })
   content?: string;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A proposal of the same project to link' })
-  @IsOptional()
-  @IsEntityUuid()
+  @UuidField({ optional: true, nullable: true, description: 'A proposal of the same project to link' })
   proposalUuid?: string | null;
 }
 
 export class UpdateDocumentDto {
-  @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @TextField({ optional: true, maxLength: 200 })
   title?: string;
 
-  @ApiPropertyOptional({ maxLength: 100_000 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100_000)
+  @TextField({ optional: true, maxLength: 100_000 })
   content?: string;
 }
 
 export class CreateReportDto {
-  @ApiProperty({ maxLength: 200 })
-  @IsString()
-  @MaxLength(200)
+  @TextField({ maxLength: 200 })
   title: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 100_000, description: 'Markdown; expected sections Summary, Decisions, Follow-ups' })
-  @IsString()
-  @MaxLength(100_000)
+  @TextField({ minLength: 1, maxLength: 100_000, description: 'Markdown; expected sections Summary, Decisions, Follow-ups' })
   content: string;
 
-  @ApiPropertyOptional({ description: 'Add a report although one exists (default false)' })
-  @IsOptional()
-  @IsBoolean()
+  @BooleanField({ optional: true, description: 'Add a report although one exists (default false)' })
   force?: boolean;
 }

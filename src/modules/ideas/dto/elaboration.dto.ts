@@ -1,54 +1,40 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
+import { BooleanField, EnumField, ListField, TextField, UuidField } from '../../../shared/validation/fields.js';
 import { ELABORATION_DEPTHS, QUESTION_CATEGORIES } from '../domain/elaboration-input.js';
 
-// Counts (1-15 questions, 2-5 options), lengths and duplicate ids are checked by validateRound/checkAnswers, the
-// same rules and messages as the tools.
+// Counts (1-15 questions, 2-5 options), lengths, enum values and duplicate ids are checked by
+// validateRound/checkAnswers, the same rules and messages as the tools: `limits: 'service'`.
+const BY_SERVICE = { limits: 'service' } as const;
 
 export class QuestionOptionDto {
-  @ApiProperty({ maxLength: 50 }) @IsString() id: string;
-  @ApiProperty({ maxLength: 200 }) @IsString() label: string;
-  @ApiPropertyOptional({ type: String, maxLength: 2000, nullable: true }) @IsOptional() @IsString() description?: string | null;
+  @TextField({ ...BY_SERVICE, maxLength: 50 }) id: string;
+  @TextField({ ...BY_SERVICE, maxLength: 200 }) label: string;
+  @TextField({ ...BY_SERVICE, optional: true, nullable: true, maxLength: 2000 }) description?: string | null;
 }
 
 export class QuestionDto {
-  @ApiProperty({ maxLength: 50, description: 'Stored as questionId' }) @IsString() id: string;
-  @ApiProperty({ maxLength: 2000 }) @IsString() text: string;
-  @ApiProperty({ enum: QUESTION_CATEGORIES }) @IsString() category: string;
-  @ApiProperty({ type: [QuestionOptionDto], minItems: 2, maxItems: 5 })
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => QuestionOptionDto)
-  options: QuestionOptionDto[];
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() required?: boolean;
+  @TextField({ ...BY_SERVICE, maxLength: 50, description: 'Stored as questionId' }) id: string;
+  @TextField({ ...BY_SERVICE, maxLength: 2000 }) text: string;
+  @EnumField(QUESTION_CATEGORIES, BY_SERVICE) category: string;
+  @ListField(QuestionOptionDto, { ...BY_SERVICE, minItems: 2, maxItems: 5 }) options: QuestionOptionDto[];
+  @BooleanField({ optional: true, description: 'Default true' }) required?: boolean;
 }
 
 export class StartElaborationDto {
-  @ApiProperty({ enum: ELABORATION_DEPTHS }) @IsString() depth: string;
-  @ApiProperty({ type: [QuestionDto], minItems: 1, maxItems: 15 })
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => QuestionDto)
-  questions: QuestionDto[];
+  @EnumField(ELABORATION_DEPTHS, BY_SERVICE) depth: string;
+  @ListField(QuestionDto, { ...BY_SERVICE, minItems: 1, maxItems: 15 }) questions: QuestionDto[];
 }
 
 export class AnswerDto {
-  @ApiProperty() @IsString() questionId: string;
-  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() selectedOptionId?: string | null;
-  @ApiPropertyOptional({ type: String, maxLength: 5000, nullable: true }) @IsOptional() @IsString() customText?: string | null;
+  @TextField() questionId: string;
+  @TextField({ optional: true, nullable: true }) selectedOptionId?: string | null;
+  @TextField({ ...BY_SERVICE, optional: true, nullable: true, maxLength: 5000 }) customText?: string | null;
 }
 
 export class AnswerElaborationDto {
-  @ApiPropertyOptional({ format: 'uuid', description: 'Defaults to the round awaiting answers' }) @IsOptional() @IsEntityUuid() roundUuid?: string;
-  @ApiProperty({ type: [AnswerDto], minItems: 1, maxItems: 15 })
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => AnswerDto)
-  answers: AnswerDto[];
+  @UuidField({ optional: true, description: 'Defaults to the round awaiting answers' }) roundUuid?: string;
+  @ListField(AnswerDto, { ...BY_SERVICE, minItems: 1, maxItems: 15 }) answers: AnswerDto[];
 }
 
 export class SkipElaborationDto {
-  @ApiProperty({ maxLength: 2000, description: 'Why no questions are needed (a human agreed)' }) @IsString() reason: string;
+  @TextField({ ...BY_SERVICE, maxLength: 2000, description: 'Why no questions are needed (a human agreed)' }) reason: string;
 }

@@ -1,56 +1,42 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { BooleanField, EnumField, ListField, TextField, UuidField } from '../../../shared/validation/fields.js';
 import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
-import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
 import { IDEA_STATUSES } from '../domain/idea-input.js';
 
 // Shapes and types are checked here; text limits, reference rules and messages stay the service's (same as tools).
+const BY_SERVICE = { limits: 'service' } as const;
 
 export class IdeaReferenceDto {
-  @ApiProperty({ enum: ['docs', 'repo', 'issue_pr', 'paper_blog'] }) @IsString() type: string;
-  @ApiProperty({ maxLength: 2048, description: 'http:// or https://; never fetched' }) @IsString() url: string;
-  @ApiProperty({ maxLength: 200 }) @IsString() title: string;
-  @ApiPropertyOptional({ type: String, maxLength: 500, nullable: true }) @IsOptional() @IsString() notes?: string | null;
+  @EnumField(['docs', 'repo', 'issue_pr', 'paper_blog'], BY_SERVICE) type: string;
+  @TextField({ ...BY_SERVICE, maxLength: 2048, description: 'http:// or https://; never fetched' }) url: string;
+  @TextField({ ...BY_SERVICE, maxLength: 200 }) title: string;
+  @TextField({ ...BY_SERVICE, optional: true, nullable: true, maxLength: 500 }) notes?: string | null;
 }
 
 export class CreateIdeaDto {
-  @ApiProperty({ maxLength: 200 }) @IsString() title: string;
-  @ApiPropertyOptional({ maxLength: 100_000 }) @IsOptional() @IsString() content?: string;
-  @ApiPropertyOptional({ format: 'uuid', description: 'An idea of the same project' }) @IsOptional() @IsEntityUuid() parentUuid?: string;
-  @ApiPropertyOptional({ description: 'A theme grouping other ideas' }) @IsOptional() @IsBoolean() isContainer?: boolean;
-  @ApiPropertyOptional({ type: [IdeaReferenceDto], maxItems: 10 })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(10)
-  @ValidateNested({ each: true })
-  @Type(() => IdeaReferenceDto)
-  references?: IdeaReferenceDto[];
+  @TextField({ ...BY_SERVICE, maxLength: 200 }) title: string;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: 100_000 }) content?: string;
+  @UuidField({ optional: true, description: 'An idea of the same project' }) parentUuid?: string;
+  @BooleanField({ optional: true, description: 'A theme grouping other ideas' }) isContainer?: boolean;
+  @ListField(IdeaReferenceDto, { optional: true, maxItems: 10 }) references?: IdeaReferenceDto[];
 }
 
 export class EditIdeaDto {
-  @ApiPropertyOptional({ maxLength: 200 }) @IsOptional() @IsString() title?: string;
-  @ApiPropertyOptional({ maxLength: 100_000 }) @IsOptional() @IsString() content?: string;
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'null detaches the idea from its parent' })
-  @IsOptional()
-  @IsEntityUuid()
-  parentUuid?: string | null;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() isContainer?: boolean;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: 200 }) title?: string;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: 100_000 }) content?: string;
+  @UuidField({ optional: true, nullable: true, description: 'null detaches the idea from its parent' }) parentUuid?: string | null;
+  @BooleanField({ optional: true }) isContainer?: boolean;
 }
 
 export class MoveIdeaDto {
-  @ApiProperty({ format: 'uuid' }) @IsEntityUuid() targetProjectUuid: string;
+  @UuidField() targetProjectUuid: string;
 }
 
 export class AssignIdeaDto {
-  @ApiProperty({ enum: ['user', 'agent'] }) @IsIn(['user', 'agent']) assigneeType: 'user' | 'agent';
-  @ApiProperty({ format: 'uuid' }) @IsEntityUuid() assigneeUuid: string;
+  @EnumField(['user', 'agent']) assigneeType: 'user' | 'agent';
+  @UuidField() assigneeUuid: string;
 }
 
 export class ListIdeasQueryDto extends PagingQueryDto {
-  @ApiPropertyOptional({ enum: IDEA_STATUSES }) @IsOptional() @IsIn(IDEA_STATUSES) status?: (typeof IDEA_STATUSES)[number];
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true lists the open (claimable) ideas only' })
-  @IsOptional()
-  @IsIn(['true', 'false'])
-  available?: 'true' | 'false';
+  @EnumField(IDEA_STATUSES, { optional: true }) status?: (typeof IDEA_STATUSES)[number];
+  @EnumField(['true', 'false'], { optional: true, description: 'true lists the open (claimable) ideas only' }) available?: 'true' | 'false';
 }

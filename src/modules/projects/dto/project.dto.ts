@@ -1,30 +1,26 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
-import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
+import { TextField, UuidField } from '../../../shared/validation/fields.js';
 
 // Text limits (1-200 after trimming, descriptions up to 100,000) are the service's, so REST and tools answer alike.
+const BY_SERVICE = { limits: 'service' } as const;
 
 export class CreateProjectDto {
-  @ApiProperty({ maxLength: 200, example: 'Checkout' }) @IsString() name: string;
-  @ApiPropertyOptional({ maxLength: 100_000 }) @IsOptional() @IsString() description?: string;
-  @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsEntityUuid() groupUuid?: string;
+  @TextField({ ...BY_SERVICE, maxLength: 200, example: 'Checkout' }) name: string;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: 100_000 }) description?: string;
+  @UuidField({ optional: true }) groupUuid?: string;
 }
 
 export class UpdateProjectDto {
-  @ApiPropertyOptional({ maxLength: 200 }) @IsOptional() @IsString() name?: string;
-  @ApiPropertyOptional({ maxLength: 100_000 }) @IsOptional() @IsString() description?: string;
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'null takes the project out of its group' })
-  @IsOptional()
-  @IsEntityUuid()
-  groupUuid?: string | null;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: 200 }) name?: string;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: 100_000 }) description?: string;
+  @UuidField({ optional: true, nullable: true, description: 'null takes the project out of its group' }) groupUuid?: string | null;
 }
 
 export class CreateProjectGroupDto {
-  @ApiProperty({ maxLength: 200 }) @IsString() name: string;
-  @ApiPropertyOptional({ maxLength: 100_000 }) @IsOptional() @IsString() description?: string;
+  @TextField({ ...BY_SERVICE, maxLength: 200 }) name: string;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: 100_000 }) description?: string;
 }
 
 export class UpdateProjectGroupDto {
-  @ApiPropertyOptional({ maxLength: 200 }) @IsOptional() @IsString() name?: string;
-  @ApiPropertyOptional({ maxLength: 100_000 }) @IsOptional() @IsString() description?: string;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: 200 }) name?: string;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: 100_000 }) description?: string;
 }

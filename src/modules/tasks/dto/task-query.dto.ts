@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsIn, IsOptional } from 'class-validator';
+import { ArrayMaxSize, IsOptional } from 'class-validator';
+import { EnumField } from '../../../shared/validation/fields.js';
 import { IsEntityUuidList } from '../../../shared/validation/is-entity-uuid-list.js';
 import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import { TASK_STATUSES } from '../domain/task-transition.js';
@@ -20,13 +21,9 @@ export class TaskFilterQuery extends PagingQueryDto {
 }
 
 export class ListTasksQuery extends TaskFilterQuery {
-  @ApiPropertyOptional({ enum: TASK_STATUSES, description: 'Only tasks in this status' })
-  @IsOptional()
-  @IsIn(TASK_STATUSES)
+  @EnumField(TASK_STATUSES, { optional: true, description: 'Only tasks in this status' })
   status?: (typeof TASK_STATUSES)[number];
 
-  @ApiPropertyOptional({ enum: PRIORITIES, description: 'Only tasks of this priority' })
-  @IsOptional()
-  @IsIn(PRIORITIES)
+  @EnumField(PRIORITIES, { optional: true, description: 'Only tasks of this priority' })
   priority?: (typeof PRIORITIES)[number];
 }

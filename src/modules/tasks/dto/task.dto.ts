@@ -1,8 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
-import { IsEntityUuidList } from '../../../shared/validation/is-entity-uuid-list.js';
+import { MinLength } from 'class-validator';
+import { BooleanField, EnumField, ListField, NumberField, TextField, TextListField, UuidField, UuidListField } from '../../../shared/validation/fields.js';
 import { ReferenceInputDto } from '../../collaboration/index.js';
 import type { Priority } from '../task.entity.js';
 import { PRIORITIES } from '../task-input.js';
@@ -13,227 +10,133 @@ import { CriterionDto } from './criterion.dto.js';
  * path. Shapes and limits are checked here; domain rules (blank titles, criteria, dependencies) by the service.
  */
 const OPERATIONAL = ['in_progress', 'to_verify'] as const;
+const MARKS = ['passed', 'failed', 'pending'] as const;
+const SELF_CHECK_MARKS = ['passed', 'failed'] as const;
+const STORY_POINTS = { minimum: 0, maximum: 1000 };
 
 export class NewTaskDto {
-  @ApiProperty({ maxLength: 200, description: 'Title, 1-200 characters' })
-  @IsString()
-  @MaxLength(200)
+  @TextField({ maxLength: 200, description: 'Title, 1-200 characters' })
   title: string;
 
-  @ApiPropertyOptional({ type: String, maxLength: 100_000, nullable: true, description: 'Markdown description; @mentions notify' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100_000)
+  @TextField({ optional: true, nullable: true, maxLength: 100_000, description: 'Markdown description; @mentions notify' })
   description?: string | null;
 
-  @ApiPropertyOptional({ enum: PRIORITIES, nullable: true, description: 'Priority (default medium)' })
-  @IsOptional()
-  @IsIn(PRIORITIES)
+  @EnumField(PRIORITIES, { optional: true, nullable: true, description: 'Priority (default medium)' })
   priority?: Priority | null;
 
-  @ApiPropertyOptional({ type: Number, minimum: 0, maximum: 1000, nullable: true })
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(1000)
+  @NumberField({ optional: true, nullable: true, ...STORY_POINTS })
   storyPoints?: number | null;
 
-  @ApiProperty({ type: [CriterionDto], description: 'Acceptance criteria, 1-50 items' })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @Type(() => CriterionDto)
+  @ListField(CriterionDto, { minItems: 1, maxItems: 50, description: 'Acceptance criteria, 1-50 items' })
   acceptanceCriteriaItems: CriterionDto[];
 
-  @ApiPropertyOptional({ type: String, minLength: 1, maxLength: 64, nullable: true, description: 'Batch-local id other items of this call can depend on' })
-  @IsOptional()
-  @IsString()
+  @TextField({ optional: true, nullable: true, minLength: 1, maxLength: 64, description: 'Batch-local id other items of this call can depend on' })
   @MinLength(1)
-  @MaxLength(64)
   draftUuid?: string | null;
 
-  @ApiPropertyOptional({ type: [String], nullable: true, description: 'draftUuids of other items of this call' })
-  @IsOptional()
-  @IsArray()
-  @IsString({ each: true })
+  @TextListField({ optional: true, nullable: true, description: 'draftUuids of other items of this call' })
   dependsOnDraftUuids?: string[] | null;
 
-  @ApiPropertyOptional({ type: [String], nullable: true, description: 'Existing tasks this one depends on' })
-  @IsOptional()
-  @IsArray()
-  @IsEntityUuidList()
+  @UuidListField({ optional: true, nullable: true, description: 'Existing tasks this one depends on' })
   dependsOnTaskUuids?: string[] | null;
 
-  @ApiPropertyOptional({ type: [ReferenceInputDto], nullable: true, description: 'Up to 10 external links' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(10)
-  @ValidateNested({ each: true })
-  @Type(() => ReferenceInputDto)
+  @ListField(ReferenceInputDto, { optional: true, nullable: true, maxItems: 10, description: 'Up to 10 external links' })
   references?: ReferenceInputDto[] | null;
 }
 
 export class CreateTasksDto {
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'An approved proposal of the project the tasks belong to' })
-  @IsOptional()
-  @IsEntityUuid()
+  @UuidField({ optional: true, nullable: true, description: 'An approved proposal of the project the tasks belong to' })
   proposalUuid?: string | null;
 
-  @ApiProperty({ type: [NewTaskDto], description: '1-50 tasks, created all-or-nothing' })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @Type(() => NewTaskDto)
+  @ListField(NewTaskDto, { minItems: 1, maxItems: 50, description: '1-50 tasks, created all-or-nothing' })
   tasks: NewTaskDto[];
 }
 
 export class UpdateTaskDto {
-  @ApiPropertyOptional({ enum: OPERATIONAL, nullable: true, description: 'Start, submit or pull back (assignee only)' })
-  @IsOptional()
-  @IsIn(OPERATIONAL)
+  @EnumField(OPERATIONAL, { optional: true, nullable: true, description: 'Start, submit or pull back (assignee only)' })
   status?: (typeof OPERATIONAL)[number] | null;
 
-  @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @TextField({ optional: true, maxLength: 200 })
   title?: string;
 
-  @ApiPropertyOptional({ maxLength: 100_000 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100_000)
+  @TextField({ optional: true, maxLength: 100_000 })
   description?: string;
 
-  @ApiPropertyOptional({ enum: PRIORITIES })
-  @IsOptional()
-  @IsIn(PRIORITIES)
+  @EnumField(PRIORITIES, { optional: true })
   priority?: Priority;
 
-  @ApiPropertyOptional({ type: Number, minimum: 0, maximum: 1000, nullable: true })
-  @IsOptional()
-  @IsNumber()
-  @Min(0)
-  @Max(1000)
+  @NumberField({ optional: true, nullable: true, ...STORY_POINTS })
   storyPoints?: number | null;
 
-  @ApiPropertyOptional({ type: [CriterionDto], description: 'Replaces all criteria, discarding their marks' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @Type(() => CriterionDto)
+  @ListField(CriterionDto, { optional: true, minItems: 1, maxItems: 50, description: 'Replaces all criteria, discarding their marks' })
   acceptanceCriteriaItems?: CriterionDto[];
 
-  @ApiPropertyOptional({ type: [String], description: 'Prerequisite tasks to add' })
-  @IsOptional()
-  @IsArray()
-  @IsEntityUuidList()
+  @UuidListField({ optional: true, description: 'Prerequisite tasks to add' })
   addDependsOn?: string[];
 
-  @ApiPropertyOptional({ type: [String], description: 'Prerequisite tasks to remove' })
-  @IsOptional()
-  @IsArray()
-  @IsEntityUuidList()
+  @UuidListField({ optional: true, description: 'Prerequisite tasks to remove' })
   removeDependsOn?: string[];
 }
 
 export class AssignTaskDto {
-  @ApiProperty({ enum: ['user', 'agent'] })
-  @IsIn(['user', 'agent'])
+  @EnumField(['user', 'agent'])
   assigneeType: 'user' | 'agent';
 
-  @ApiProperty({ format: 'uuid', description: 'A user, or a non-archived agent holding task:write, of the company' })
-  @IsEntityUuid()
+  @UuidField({ description: 'A user, or a non-archived agent holding task:write, of the company' })
   assigneeUuid: string;
 }
 
 export class SubmitTaskDto {
-  @ApiPropertyOptional({ type: String, maxLength: 10_000, nullable: true, description: 'What was done' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(10_000)
+  @TextField({ optional: true, nullable: true, maxLength: 10_000, description: 'What was done' })
   summary?: string | null;
 }
 
 export class ReopenTaskDto {
-  @ApiPropertyOptional({ description: 'Reopen even while prerequisites are unresolved (default false)' })
-  @IsOptional()
-  @IsBoolean()
+  @BooleanField({ optional: true, description: 'Reopen even while prerequisites are unresolved (default false)' })
   force?: boolean;
 }
 
 export class CloseTaskDto {
-  @ApiPropertyOptional({ type: String, maxLength: 2000, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
+  @TextField({ optional: true, nullable: true, maxLength: 2000 })
   reason?: string | null;
 }
 
 export class VerificationMarkDto {
-  @ApiProperty({ format: 'uuid', description: 'A criterion of this task' })
-  @IsEntityUuid()
+  @UuidField({ description: 'A criterion of this task' })
   uuid: string;
 
-  @ApiProperty({ enum: ['passed', 'failed', 'pending'] })
-  @IsIn(['passed', 'failed', 'pending'])
-  status: 'passed' | 'failed' | 'pending';
+  @EnumField(MARKS)
+  status: (typeof MARKS)[number];
 
-  @ApiPropertyOptional({ type: String, maxLength: 2000, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
+  @TextField({ optional: true, nullable: true, maxLength: 2000 })
   evidence?: string | null;
 }
 
 export class MarkCriteriaDto {
-  @ApiProperty({ type: [VerificationMarkDto], description: '1-50 marks' })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @Type(() => VerificationMarkDto)
+  @ListField(VerificationMarkDto, { minItems: 1, maxItems: 50, description: '1-50 marks' })
   criteria: VerificationMarkDto[];
 }
 
 export class SelfCheckMarkDto {
-  @ApiProperty({ format: 'uuid', description: 'A criterion of this task' })
-  @IsEntityUuid()
+  @UuidField({ description: 'A criterion of this task' })
   uuid: string;
 
-  @ApiProperty({ enum: ['passed', 'failed'] })
-  @IsIn(['passed', 'failed'])
-  devStatus: 'passed' | 'failed';
+  @EnumField(SELF_CHECK_MARKS)
+  devStatus: (typeof SELF_CHECK_MARKS)[number];
 
-  @ApiPropertyOptional({ type: String, maxLength: 2000, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
+  @TextField({ optional: true, nullable: true, maxLength: 2000 })
   devEvidence?: string | null;
 }
 
 export class SelfCheckDto {
-  @ApiProperty({ type: [SelfCheckMarkDto], description: '1-50 self-check marks' })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @Type(() => SelfCheckMarkDto)
+  @ListField(SelfCheckMarkDto, { minItems: 1, maxItems: 50, description: '1-50 self-check marks' })
   criteria: SelfCheckMarkDto[];
 }
 
 export class WorkReportDto {
-  @ApiProperty({ minLength: 1, maxLength: 20_000, description: 'The report, stored as a comment by the caller' })
-  @IsString()
-  @MaxLength(20_000)
+  @TextField({ minLength: 1, maxLength: 20_000, description: 'The report, stored as a comment by the caller' })
   report: string;
 
-  @ApiPropertyOptional({ enum: OPERATIONAL, nullable: true, description: 'Optional status move in the same call' })
-  @IsOptional()
-  @IsIn(OPERATIONAL)
+  @EnumField(OPERATIONAL, { optional: true, nullable: true, description: 'Optional status move in the same call' })
   status?: (typeof OPERATIONAL)[number] | null;
 }
