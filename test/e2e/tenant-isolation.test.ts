@@ -553,7 +553,10 @@ describe('tenant isolation matrix', () => {
   it("A's mutations reach A's streams and none of B's", async () => {
     const bBefore = await syncStreams(app, bStreams, B.companyUuid, B.user.uuid);
     const aBefore = await syncStreams(app, aStreams, A.companyUuid, A.user.uuid);
+    const rowsBefore = await companyChecksum(app, A.companyUuid);
     await mutate(A);
+    // The checksum sees A's own writes (so the unchanged checks below mean something).
+    expect(await companyChecksum(app, A.companyUuid)).not.toEqual(rowsBefore);
     const aAfter = await syncStreams(app, aStreams, A.companyUuid, A.user.uuid);
     expect(aAfter.changes.length).toBeGreaterThan(aBefore.changes.length);
     expect(aAfter.notifications.length).toBeGreaterThan(aBefore.notifications.length);
