@@ -1,9 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiQuery } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor, SessionOrKey } from '../../shared/auth/decorators.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { etagMatches } from './domain/notification-input.js';
+import { PREFERENCE_FIELDS } from './domain/notification-rules.js';
 import { NotificationService } from './notification.service.js';
 
 /**
@@ -42,7 +44,12 @@ function sendFresh(res: Response, tag: string, data: unknown): void {
 export class NotificationController {
   constructor(private readonly notifications: NotificationService) {}
 
+  // Queries and bodies are parsed by the service (out-of-range numbers are clamped, never refused); documented here.
   @Get()
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 }, description: 'Clamped to 1-100' })
+  @ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Floored at 0' })
+  @ApiQuery({ name: 'unreadOnly', required: false, schema: { type: 'boolean', default: false } })
+  @ApiQuery({ name: 'projectUuid', required: false, schema: { type: 'string', format: 'uuid' }, description: 'Only notifications of this project' })
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     const { tag, page } = await this.notifications.listTagged(actor, query);
     if (!notModified(req, res, tag)) sendFresh(res, tag, await page());
@@ -56,6 +63,7 @@ export class NotificationController {
 
   @Post('read-all')
   @HttpCode(200)
+  @ApiBody({ required: false, schema: { type: 'object', properties: { projectUuid: { type: 'string', format: 'uuid', description: 'Only this project' } } } })
   readAll(@CurrentActor() actor: Actor, @Body() body: unknown) {
     return this.notifications.readAll(actor, body);
   }
@@ -66,6 +74,10 @@ export class NotificationController {
   }
 
   @Put('preferences')
+  @ApiBody({
+    schema: { type: 'object', additionalProperties: false, properties: Object.fromEntries(PREFERENCE_FIELDS.map((f) => [f, { type: 'boolean' }])) },
+    description: 'Any subset of the preference flags; unknown fields or non-boolean values are refused',
+  })
   updatePreferences(@CurrentActor() actor: Actor, @Body() body: unknown) {
     return this.notifications.updatePreferences(actor, body);
   }

@@ -1,6 +1,6 @@
-import { IsString, MaxLength } from 'class-validator';
+import { TextField } from '../../../shared/validation/fields.js';
 
 export class LoginDto {
-  @IsString() @MaxLength(320) email: string;
-  @IsString() @MaxLength(1024) password: string;
+  @TextField({ maxLength: 320, example: 'demo@example.com' }) email: string;
+  @TextField({ maxLength: 1024 }) password: string;
 }
