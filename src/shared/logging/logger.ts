@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
+import { redactSecrets } from './redact.js';
 
 export interface RequestContext {
   requestId: string;
@@ -11,21 +12,16 @@ export interface RequestContext {
 /** Per-request context (request id, company, actor) that every log line of the request carries. */
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
-/** Keys whose values are secrets anywhere in a logged object; pino replaces them. */
-const REDACT = [
-  'password', '*.password', 'key', '*.key', 'token', '*.token', 'authorization', '*.authorization',
-  'cookie', '*.cookie', 'headers', '*.headers', 'arguments', '*.arguments', 'args', '*.args',
-];
-
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {
       level,
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      // Secret keys (password, key, token, authorization, cookie, headers, arguments, args) are censored at the
+      // top level and one level down.
+      formatters: { level: (label) => ({ level: label }), log: redactSecrets },
       messageKey: 'msg',
-      redact: { paths: REDACT, censor: '[redacted]' },
       mixin: () => {
         const ctx = requestContext.getStore();
         return ctx ? { ...ctx } : {};
