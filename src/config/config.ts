@@ -18,6 +18,8 @@ export class AppConfig {
   publicUrl: string | null;
   /** Origin of PUBLIC_URL, when set. */
   publicOrigin: string | null;
+  /** Tool endpoint requests per API key per minute, per instance (token bucket, burst of the same size); 0 = off. */
+  mcpRateLimitPerMinute: number;
   nodeEnv: string;
 }
 
@@ -105,5 +107,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.sseHeartbeatMs = integer(env, 'SSE_HEARTBEAT_MS', 30000, 10, 3_600_000);
   config.publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
   config.publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : null;
+  config.mcpRateLimitPerMinute = integer(env, 'MCP_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000);
   return config;
 }
