@@ -72,6 +72,7 @@ describe('loadConfig', () => {
       mcpRateLimitPerMinute: 60,
     });
     expect(loadConfig({ MCP_RATE_LIMIT_PER_MINUTE: '0' }).mcpRateLimitPerMinute).toBe(0);
+    expect(loadConfig({ NATS_URL: 'nats://n1:4222, nats://n2:4222,tls://n3:4222' }).natsUrl).toBe('nats://n1:4222,nats://n2:4222,tls://n3:4222');
     expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).databaseUrl).toBe('postgresql://h/db');
     expect(loadConfig({ PORT: '0' }).port).toBe(0);
   });
@@ -85,6 +86,8 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://h/db'],
     ['NATS_URL', 'http://nats:4222'],
     ['NATS_URL', '::::'],
+    ['NATS_URL', 'nats://n1:4222,,nats://n2:4222'],
+    ['NATS_URL', 'nats://n1:4222,http://n2:4222'],
     ['BUS_SUBJECT_PREFIX', 'svc.events'],
     ['BUS_SUBJECT_PREFIX', 'a b'],
     ['LOG_LEVEL', 'verbose'],

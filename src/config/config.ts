@@ -9,6 +9,7 @@ export class AppConfig {
   host: string;
   databaseUrl: string | null;
   dataDir: string;
+  /** One NATS URL, or several comma-separated (seed servers of a cluster). */
   natsUrl: string | null;
   busSubjectPrefix: string;
   logLevel: LogLevel;
@@ -69,6 +70,15 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return v;
 }
 
+/** One URL, or several separated by commas (the seed servers of a cluster); kept as the normalised list text. */
+function urlList(env: Env, name: string, protocols: string[]): string | null {
+  const v = value(env, name);
+  if (v === undefined) return null;
+  const parts = v.split(',').map((s) => s.trim());
+  if (parts.some((s) => s === '')) throw new ConfigError(name, 'must be a URL or a comma-separated list of URLs (empty entry)');
+  return parts.map((part) => url({ [name]: part }, name, protocols)!).join(',');
+}
+
 function origin(name: string, v: string): string {
   try {
     const u = new URL(v);
@@ -87,7 +97,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.host = value(env, 'HOST') ?? '127.0.0.1';
   config.databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   config.dataDir = resolve(value(env, 'DATA_DIR') ?? './.data');
-  config.natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']);
+  config.natsUrl = urlList(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']);
   const prefix = value(env, 'BUS_SUBJECT_PREFIX') ?? 'svc';
   if (!/^[A-Za-z0-9_-]+$/.test(prefix)) {
     throw new ConfigError('BUS_SUBJECT_PREFIX', `must be one subject token of letters, digits, "_" or "-" (got "${prefix}")`);
