@@ -144,7 +144,8 @@ const line = (label: string, r: Phase): string =>
 async function main(): Promise<void> {
   const logger = pino({ level: LOG_LEVEL });
   const dataDir = process.env.DATABASE_URL ? null : mkdtempSync(join(tmpdir(), 'svc-bench-mcp-'));
-  const config = loadConfig({ PORT: '0', LOG_LEVEL, ...(dataDir ? { DATA_DIR: dataDir } : { DATABASE_URL: process.env.DATABASE_URL! }) });
+  // One key drives the whole load: the per-key rate limit (MCP_RATE_LIMIT_PER_MINUTE) is off for the measurement.
+  const config = loadConfig({ PORT: '0', LOG_LEVEL, MCP_RATE_LIMIT_PER_MINUTE: '0', ...(dataDir ? { DATA_DIR: dataDir } : { DATABASE_URL: process.env.DATABASE_URL! }) });
   const database = await openDatabase(config, logger);
   const svc = await startService(config, logger, { database });
   const { key, taskUuid } = await seed(svc);

@@ -17,6 +17,7 @@ import { NatsEventBus } from './shared/event-bus/nats-event-bus.js';
 import { corsMiddleware } from './shared/http/cors.middleware.js';
 import { jsonBody } from './shared/http/json-body.middleware.js';
 import { requestLogging } from './shared/http/request-logging.middleware.js';
+import { securityHeaders } from './shared/http/security-headers.js';
 import { Lifecycle } from './shared/lifecycle.js';
 import { PinoNestLogger } from './shared/logging/logger.js';
 import { MetricsService } from './shared/metrics/metrics.service.js';
@@ -110,6 +111,8 @@ export async function startService(
   const express = app.getHttpAdapter().getInstance() as Application;
   express.disable('x-powered-by');
   express.set('etag', false);
+  // The first layer of all: every answer carries the security headers, /api/docs and /api/mcp included.
+  app.use(securityHeaders(config));
   const global = [requestLogging(logger, metrics), corsMiddleware(config.corsOrigins), jsonBody()];
   // `POST /api/mcp` skips the router: its first layer runs the same global middlewares (request id, access log and
   // latency metric, CORS, body parsing — whose errors still reach the exception filter) and then McpEndpoint, which

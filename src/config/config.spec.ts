@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       publicUrl: null,
       publicOrigin: null,
       nodeEnv: 'development',
+      mcpRateLimitPerMinute: 1200,
     });
   });
 
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://app.example.com, http://localhost:5173/',
       SSE_HEARTBEAT_MS: '50',
       PUBLIC_URL: 'https://svc.example.com/base/path',
+      MCP_RATE_LIMIT_PER_MINUTE: '60',
     });
     expect(c).toMatchObject({
       port: 8080,
@@ -67,7 +69,10 @@ describe('loadConfig', () => {
       sseHeartbeatMs: 50,
       publicUrl: 'https://svc.example.com/base/path',
       publicOrigin: 'https://svc.example.com',
+      mcpRateLimitPerMinute: 60,
     });
+    expect(loadConfig({ MCP_RATE_LIMIT_PER_MINUTE: '0' }).mcpRateLimitPerMinute).toBe(0);
+    expect(loadConfig({ NATS_URL: 'nats://n1:4222, nats://n2:4222,tls://n3:4222' }).natsUrl).toBe('nats://n1:4222,nats://n2:4222,tls://n3:4222');
     expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).databaseUrl).toBe('postgresql://h/db');
     expect(loadConfig({ PORT: '0' }).port).toBe(0);
   });
@@ -81,6 +86,8 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://h/db'],
     ['NATS_URL', 'http://nats:4222'],
     ['NATS_URL', '::::'],
+    ['NATS_URL', 'nats://n1:4222,,nats://n2:4222'],
+    ['NATS_URL', 'nats://n1:4222,http://n2:4222'],
     ['BUS_SUBJECT_PREFIX', 'svc.events'],
     ['BUS_SUBJECT_PREFIX', 'a b'],
     ['LOG_LEVEL', 'verbose'],
@@ -94,6 +101,9 @@ describe('loadConfig', () => {
     ['SSE_HEARTBEAT_MS', '3600001'],
     ['PUBLIC_URL', 'svc.example.com'],
     ['PUBLIC_URL', 'ftp://svc.example.com'],
+    ['MCP_RATE_LIMIT_PER_MINUTE', '-1'],
+    ['MCP_RATE_LIMIT_PER_MINUTE', '20/s'],
+    ['MCP_RATE_LIMIT_PER_MINUTE', '1000001'],
   ])('rejects %s=%j with a ConfigError naming the variable', (variable, value) => {
     const err = configError({ [variable]: value });
     expect(err.variable).toBe(variable);

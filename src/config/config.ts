@@ -9,6 +9,7 @@ export class AppConfig {
   host: string;
   databaseUrl: string | null;
   dataDir: string;
+  /** One NATS URL, or several comma-separated (seed servers of a cluster). */
   natsUrl: string | null;
   busSubjectPrefix: string;
   logLevel: LogLevel;
@@ -18,6 +19,8 @@ export class AppConfig {
   publicUrl: string | null;
   /** Origin of PUBLIC_URL, when set. */
   publicOrigin: string | null;
+  /** Tool endpoint requests per API key per minute, per instance (token bucket, burst of the same size); 0 = off. */
+  mcpRateLimitPerMinute: number;
   nodeEnv: string;
 }
 
@@ -67,6 +70,15 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return v;
 }
 
+/** One URL, or several separated by commas (the seed servers of a cluster); kept as the normalised list text. */
+function urlList(env: Env, name: string, protocols: string[]): string | null {
+  const v = value(env, name);
+  if (v === undefined) return null;
+  const parts = v.split(',').map((s) => s.trim());
+  if (parts.some((s) => s === '')) throw new ConfigError(name, 'must be a URL or a comma-separated list of URLs (empty entry)');
+  return parts.map((part) => url({ [name]: part }, name, protocols)!).join(',');
+}
+
 function origin(name: string, v: string): string {
   try {
     const u = new URL(v);
@@ -85,7 +97,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.host = value(env, 'HOST') ?? '127.0.0.1';
   config.databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   config.dataDir = resolve(value(env, 'DATA_DIR') ?? './.data');
-  config.natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']);
+  config.natsUrl = urlList(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']);
   const prefix = value(env, 'BUS_SUBJECT_PREFIX') ?? 'svc';
   if (!/^[A-Za-z0-9_-]+$/.test(prefix)) {
     throw new ConfigError('BUS_SUBJECT_PREFIX', `must be one subject token of letters, digits, "_" or "-" (got "${prefix}")`);
@@ -105,5 +117,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.sseHeartbeatMs = integer(env, 'SSE_HEARTBEAT_MS', 30000, 10, 3_600_000);
   config.publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
   config.publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : null;
+  config.mcpRateLimitPerMinute = integer(env, 'MCP_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000);
   return config;
 }

@@ -172,6 +172,16 @@ describe('browser authentication (e2e)', () => {
       expect((await http.post('/api/auth/logout')).headers.get('set-cookie')).toBe('svc_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax; Secure');
     });
 
+    it('keeps Secure (and every other attribute) when a renewal sets the cookie again', async () => {
+      const http = new HttpClient(corsApp.url);
+      await http.login('bob@example.test', 'bob password');
+      const token = tokenOf(http.cookie);
+      await corsApp.db.dataSource.query(`UPDATE user_session SET expires_at = now() + interval '1 day' WHERE token_hash = $1`, [sha256(token)]);
+      const res = await http.get('/api/auth/me');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('set-cookie')).toBe(`svc_session=${token}; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax; Secure`);
+    });
+
     it('allows a listed origin with CORS headers, and PUBLIC_URL is the own origin', async () => {
       const http = new HttpClient(corsApp.url);
       const login = await http.post('/api/auth/login', { email: 'bob@example.test', password: 'bob password' }, { origin: listed });

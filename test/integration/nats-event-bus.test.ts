@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { NatsEventBus } from '../../src/shared/event-bus/nats-event-bus.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
+import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { TestNatsServer } from '../utils/nats-server.js';
 
 const until = async (cond: () => boolean, timeoutMs = 5000): Promise<void> => {
@@ -46,6 +47,21 @@ describe('NATS event bus (real nats-server)', () => {
   beforeEach(() => {
     received.a.length = 0;
     received.b.length = 0;
+  });
+
+  it('connects through a comma-separated list of seed servers when one of them is down', async () => {
+    const dead = `nats://127.0.0.1:${await freePort()}`;
+    const listed = new NatsEventBus(`${dead},${nats.url}`, prefix, pino({ level: 'silent' }), new MetricsService());
+    listed.start();
+    try {
+      expect(await listed.waitUntilUp(5000)).toBe(true);
+      const e = event();
+      listed.publish('change', e);
+      await until(() => received.a.length === 1 && received.b.length === 1);
+      expect(received.a).toEqual([{ e, relayed: true }]);
+    } finally {
+      await listed.close();
+    }
   });
 
   it('delivers locally at once and exactly once on the other instance, dropping its own echo', async () => {

@@ -5,8 +5,10 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type JSONRPCM
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { AppConfig } from '../../config/config.js';
 import { CredentialResolver } from '../../shared/auth/auth-context.js';
 import { isDatabaseUnavailable } from '../../shared/errors/app-error.js';
+import { TokenBuckets } from '../../shared/http/token-bucket.js';
 import { LOGGER, requestContext } from '../../shared/logging/logger.js';
 import { SingleRequestTransport } from './mcp-transport.js';
 import { ToolRegistry, UnknownToolError } from './tool-registry.js';
@@ -57,11 +59,17 @@ function isJsonRpcMessage(body: unknown): body is JSONRPCMessage {
  */
 @Injectable()
 export class McpEndpoint {
+  /** Per API key, per instance; null when MCP_RATE_LIMIT_PER_MINUTE is 0. */
+  private readonly limiter: TokenBuckets | null;
+
   constructor(
     private readonly registry: ToolRegistry,
     private readonly credentials: CredentialResolver,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.limiter = config.mcpRateLimitPerMinute > 0 ? new TokenBuckets(config.mcpRateLimitPerMinute) : null;
+  }
 
   /**
    * The Express middleware for `app.use('/api/mcp', …)`, mounted ahead of every other layer: a POST on the path itself
@@ -117,6 +125,12 @@ export class McpEndpoint {
     if (store) {
       store.companyUuid = auth.actor.companyUuid;
       store.actor = `agent:${auth.actor.uuid}`;
+    }
+    // After authentication (an unknown key stays a 401 and has no bucket), before anything else is looked at.
+    const wait = this.limiter && auth.apiKeyUuid ? this.limiter.take(auth.apiKeyUuid) : 0;
+    if (wait > 0) {
+      rpcError(res, 429, RATE_LIMITED_RPC_CODE, 'Too many requests', { 'Retry-After': String(wait) }, { code: 'RATE_LIMITED', retryAfterSeconds: wait });
+      return;
     }
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
@@ -215,9 +229,12 @@ export class McpEndpoint {
   }
 }
 
-function rpcError(res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+/** JSON-RPC code of the 429 answer; `error.data.code` carries the service's error code `RATE_LIMITED`. */
+export const RATE_LIMITED_RPC_CODE = -32029;
+
+function rpcError(res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}, data?: Record<string, unknown>): void {
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.status(status).json({ jsonrpc: '2.0', error: data ? { code, message, data } : { code, message }, id: null });
 }
 
 /** The controller's 405 answer for GET and DELETE. */

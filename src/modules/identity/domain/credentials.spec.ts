@@ -10,6 +10,23 @@ describe('credentials', () => {
     await expect(verifyPassword('x', 'garbage')).resolves.toBe(false);
   });
 
+  it('refuses, never accepts, a stored hash it would not have written', async () => {
+    const good = await hashPassword('correct horse');
+    const [, n, r, p, salt, hash] = good.split('$');
+    const stored = (parts: Partial<Record<'n' | 'r' | 'p' | 'salt' | 'hash', string>>) =>
+      ['scrypt', parts.n ?? n, parts.r ?? r, parts.p ?? p, parts.salt ?? salt, parts.hash ?? hash].join('$');
+    // An empty or short hash part: scrypt would produce an equally short key and any password would "match".
+    for (const bad of [stored({ hash: '' }), stored({ hash: 'AAAA' }), stored({ salt: '' }), stored({ hash: '!!!!' })]) {
+      await expect(verifyPassword('anything at all', bad)).resolves.toBe(false);
+      await expect(verifyPassword('correct horse', bad)).resolves.toBe(false);
+    }
+    // Parameters scrypt rejects (NaN, not a power of two) or that would stall a login: false, not an exception.
+    for (const bad of [stored({ n: 'x' }), stored({ n: '1000' }), stored({ n: String(1 << 24) }), stored({ r: '0' }), stored({ p: '-1' }), stored({ r: '999' })]) {
+      await expect(verifyPassword('correct horse', bad)).resolves.toBe(false);
+    }
+    await expect(verifyPassword('correct horse', stored({}))).resolves.toBe(true);
+  });
+
   it('salts each hash', async () => {
     expect(await hashPassword('same')).not.toEqual(await hashPassword('same'));
   });

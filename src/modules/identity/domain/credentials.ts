@@ -17,13 +17,29 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** The parameters of a stored hash, or null when it is not one this code would have written (never "accept"). */
+function parseStored(stored: string): { N: number; r: number; p: number; salt: Buffer; hash: Buffer } | null {
   const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
   const [, n, r, p, saltB64, hashB64] = parts;
-  const expected = Buffer.from(hashB64, 'base64');
-  const key = await scryptAsync(password, Buffer.from(saltB64, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  if (![n, r, p].every((v) => /^[1-9]\d{0,7}$/.test(v)) || !BASE64.test(saltB64) || !BASE64.test(hashB64)) return null;
+  const N = Number(n);
+  // N a power of two within what verification can afford; r and p small: a corrupt row must not stall the login.
+  if (N < 1024 || N > 1 << 20 || (N & (N - 1)) !== 0 || Number(r) > 32 || Number(p) > 16) return null;
+  const salt = Buffer.from(saltB64, 'base64');
+  const hash = Buffer.from(hashB64, 'base64');
+  // A short or empty hash would make any password "match" a key of the same (zero) length.
+  if (salt.length < 16 || hash.length < 32) return null;
+  return { N, r: Number(r), p: Number(p), salt, hash };
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parsed = parseStored(stored);
+  if (!parsed) return false;
+  const key = await scryptAsync(password, parsed.salt, parsed.hash.length, { N: parsed.N, r: parsed.r, p: parsed.p });
+  return key.length === parsed.hash.length && timingSafeEqual(key, parsed.hash);
 }
 
 /** A hash of a password nobody knows, verified against for unknown emails so timing does not reveal them. */

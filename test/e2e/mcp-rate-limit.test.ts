@@ -1,0 +1,115 @@
+import { RATE_LIMITED_RPC_CODE } from '../../src/modules/tools/index.js';
+import { AgentService } from '../../src/modules/identity/index.js';
+import { IdentityFactory } from '../factories/identity.factory.js';
+import { mcpClient, rpc } from '../utils/mcp.js';
+import { startTestApp, type TestApp } from '../utils/test-app.js';
+
+const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function seedKeys(app: TestApp): Promise<{ key: string; agentUuid: string; companyUuid: string }> {
+  const f = new IdentityFactory(app.db.dataSource);
+  const c = await f.company();
+  const u = await f.user(c.uuid);
+  const { key, agent } = await f.agent(c.uuid, u.uuid, { preset: 'developer_agent' });
+  return { key, agentUuid: agent.uuid, companyUuid: c.uuid };
+}
+
+describe('tool endpoint rate limit per API key (e2e)', () => {
+  describe('MCP_RATE_LIMIT_PER_MINUTE=30 (a token every 2 s, burst 30)', () => {
+    let app: TestApp;
+    let seeded: { key: string; agentUuid: string; companyUuid: string };
+    const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+    /** Spends the key's bucket: the first refused answer. */
+    async function exhaust(key: string) {
+      for (let i = 0; i < 100; i++) {
+        const res = await rpc(app.url, LIST, bearer(key));
+        if (res.status !== 200) return { res, served: i };
+      }
+      throw new Error('never limited');
+    }
+
+    beforeAll(async () => {
+      app = await startTestApp({ MCP_RATE_LIMIT_PER_MINUTE: '30' });
+      seeded = await seedKeys(app);
+    });
+    afterAll(() => app.close());
+
+    it('answers 429 with Retry-After and a JSON-RPC body carrying RATE_LIMITED once the burst is spent', async () => {
+      const { res, served } = await exhaust(seeded.key);
+      // 30 at once, plus the few tokens that came back while they ran.
+      expect(served).toBeGreaterThanOrEqual(30);
+      expect(served).toBeLessThan(40);
+      expect(res.status).toBe(429);
+      const retryAfter = Number(res.headers.get('retry-after'));
+      expect([1, 2]).toContain(retryAfter);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.json).toEqual({
+        jsonrpc: '2.0',
+        error: { code: RATE_LIMITED_RPC_CODE, message: 'Too many requests', data: { code: 'RATE_LIMITED', retryAfterSeconds: retryAfter } },
+        id: null,
+      });
+      // Refused before any JSON-RPC processing: not even the body or its headers are looked at.
+      const garbage = await rpc(app.url, 'not json', { ...bearer(seeded.key), 'content-type': 'text/plain', accept: 'text/html' });
+      expect(garbage.status).toBe(429);
+      // Retry-After is when a token frees: a request after that many seconds is served, the next one is not.
+      const wait = Number(garbage.headers.get('retry-after'));
+      await sleep(wait * 1000);
+      expect((await rpc(app.url, LIST, bearer(seeded.key))).status).toBe(200);
+      expect((await rpc(app.url, LIST, bearer(seeded.key))).status).toBe(429);
+    });
+
+    it('refuses a limited key before any tool runs', async () => {
+      await exhaust(seeded.key);
+      const [before] = await app.db.dataSource.query(`SELECT last_active_at FROM agent WHERE uuid = $1`, [seeded.agentUuid]);
+      const res = await rpc(app.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'svc_checkin', arguments: {} } }, bearer(seeded.key));
+      expect(res.status).toBe(429);
+      const [after] = await app.db.dataSource.query(`SELECT last_active_at FROM agent WHERE uuid = $1`, [seeded.agentUuid]);
+      expect(after.last_active_at).toEqual(before.last_active_at);
+    });
+
+    it('counts each key on its own, even two keys of one agent', async () => {
+      await exhaust(seeded.key);
+      const m = { companyUuid: seeded.companyUuid, userUuid: null };
+      const second = await app.get(AgentService).createKey(m, seeded.agentUuid, { name: 'second' });
+      expect((await rpc(app.url, LIST, bearer(second.key))).status).toBe(200);
+      expect((await rpc(app.url, LIST, bearer(seeded.key))).status).toBe(429);
+    });
+
+    it('keeps answering unauthenticated requests 401, however many', async () => {
+      const unknown = `agk_${'B'.repeat(43)}`;
+      for (let i = 0; i < 40; i++) {
+        const res = await rpc(app.url, LIST, bearer(unknown));
+        expect(res.status).toBe(401);
+        expect(res.json.error.code).toBe(-32001);
+      }
+      expect((await rpc(app.url, LIST)).status).toBe(401);
+    });
+
+    it('surfaces to the official SDK client as an HTTP 429 error', async () => {
+      const { key } = await seedKeys(app);
+      const client = await mcpClient(app.url, key); // initialize + initialized: two tokens
+      try {
+        await exhaust(key);
+        await expect(client.listTools()).rejects.toMatchObject({ code: 429 });
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  describe('MCP_RATE_LIMIT_PER_MINUTE=0', () => {
+    let app: TestApp;
+    beforeAll(async () => {
+      app = await startTestApp({ MCP_RATE_LIMIT_PER_MINUTE: '0' });
+    });
+    afterAll(() => app.close());
+
+    it('turns the limit off', async () => {
+      const { key } = await seedKeys(app);
+      const statuses = await Promise.all(Array.from({ length: 60 }, () => rpc(app.url, LIST, { authorization: `Bearer ${key}` }).then((r) => r.status)));
+      expect(new Set(statuses)).toEqual(new Set([200]));
+    });
+  });
+});
