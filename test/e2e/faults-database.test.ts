@@ -4,6 +4,7 @@ import { MIGRATIONS } from '../../migrations/index.js';
 import { ENTITIES } from '../../src/entities.js';
 import { createDataSource } from '../../src/shared/database/data-source.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
+import { LONG_CONTENT, ProposalFactory } from '../factories/proposal.factory.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
 import { TestPgServer } from '../utils/pg-server.js';
@@ -50,21 +51,42 @@ describe('faults: PostgreSQL stopped and restarted during traffic (built service
   let key: string;
   let projectUuid: string;
   let changes: RawStream;
+  /** Pending proposals (two document drafts, two task drafts) of their own project, approved while the server stops. */
+  let proposals: string[] = [];
+
+  // A stale dist/ is rebuilt first (one build at a time across test files), which may take a while on a busy machine.
+  beforeAll(() => ensureBuilt(), 180_000);
 
   beforeAll(async () => {
-    ensureBuilt();
     pg = await TestPgServer.start();
     // The service migrates the empty database at start-up.
     svc = await startServiceProcess({ DATABASE_URL: pg.url, NATS_URL: undefined, SSE_HEARTBEAT_MS: '30000' });
     ds = createDataSource({ url: pg.url, entities: ENTITIES, migrations: MIGRATIONS, poolSize: 2 });
     await ds.initialize();
     const f = new IdentityFactory(ds);
-    const user = await f.user((await f.company()).uuid);
+    const companyUuid = (await f.company()).uuid;
+    const user = await f.user(companyUuid);
     http = new HttpClient(svc.url);
     await http.login(user.email, user.password);
     projectUuid = (await http.post('/api/projects', { name: 'Faults' })).body.data.uuid;
     const agent = (await http.post('/api/agents', { name: 'Loader', preset: 'admin_agent' })).body.data;
     key = (await http.post(`/api/agents/${agent.uuid}/keys`, {})).body.data.key;
+    const reviewProject = (await http.post('/api/projects', { name: 'Reviews' })).body.data.uuid;
+    const ideas = new ProposalFactory(ds);
+    proposals = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const idea = await ideas.idea(companyUuid, reviewProject, { type: 'user', uuid: user.uuid });
+        const p = await http.post(`/api/projects/${reviewProject}/proposals`, { title: `Review ${i}`, description: 'Why', inputType: 'idea', inputUuids: [idea.uuid] });
+        const post = (path: string, body?: unknown) => http.post(`/api/proposals/${p.body.data.uuid}/${path}`, body);
+        await post('document-drafts', { type: 'tech_design', title: 'Design', content: LONG_CONTENT });
+        await post('document-drafts', { type: 'prd', title: 'Requirements', content: LONG_CONTENT });
+        const a = (await post('task-drafts', { title: 'Draft A', acceptanceCriteriaItems: [{ description: 'a' }] })).body.data.draftUuid;
+        await post('task-drafts', { title: 'Draft B', acceptanceCriteriaItems: [{ description: 'b' }], dependsOnDraftUuids: [a] });
+        const submitted = await post('submit');
+        if (submitted.status !== 200) throw new Error(`submit failed: ${submitted.text}`);
+        return p.body.data.uuid as string;
+      }),
+    );
     changes = await openRaw(`${svc.url}/api/events?projectUuid=${projectUuid}`, { cookie: http.cookie! });
     await changes.waitForText(': connected');
   }, 120_000);
@@ -171,10 +193,22 @@ describe('faults: PostgreSQL stopped and restarted during traffic (built service
 
       // Down, with a burst of multi-row writes in flight as the server goes.
       const burst = Array.from({ length: 12 }, (_, i) => send(i % 2 ? 'rest-write' : 'mcp-write').then((o) => void outcomes.push(o)));
+      // Staggered around the stop: some may commit before it, others are cut mid-transaction or refused.
+      const approvals = proposals.map(async (uuid, i) => {
+        await sleep(i * 8);
+        const res = await fetch(`${svc.url}/api/proposals/${uuid}/approve`, {
+          method: 'POST',
+          headers: { cookie: http.cookie!, 'content-type': 'application/json' },
+          body: '{}',
+          signal: AbortSignal.timeout(REQUEST_BOUND_MS),
+        });
+        return { uuid, status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+      });
       await sleep(15);
       const downAt = Date.now();
       await pg.stop();
       await Promise.all(burst);
+      const approved = await Promise.all(approvals);
       await until('readiness 503', async () => (await health('/health/ready')).status === 503);
       expect(await health('/health/ready')).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'down', bus: 'disabled' } } });
       expect(await health('/health/live')).toEqual({ status: 200, body: { status: 'ok' } });
@@ -245,6 +279,29 @@ describe('faults: PostgreSQL stopped and restarted during traffic (built service
       // No change event for anything that is not in the database (nothing published for a rolled-back write).
       const known = new Set(rows.map((r) => r.task_uuid));
       expect([...createdEvents].filter((u) => !known.has(u))).toEqual([]);
+      // Each approval (proposal status, two tasks with their criterion, two documents, activities) is whole or absent.
+      for (const answer of approved) {
+        const [row] = await ds.query(
+          `SELECT p.status,
+                  (SELECT count(*)::int FROM task t WHERE t.proposal_uuid = p.uuid) AS tasks,
+                  (SELECT count(*)::int FROM acceptance_criterion c JOIN task t ON t.uuid = c.task_uuid WHERE t.proposal_uuid = p.uuid) AS criteria,
+                  (SELECT count(*)::int FROM document d WHERE d.proposal_uuid = p.uuid) AS documents,
+                  (SELECT count(*)::int FROM activity a WHERE a.target_uuid = p.uuid AND a.action = 'approved') AS activities
+             FROM proposal p WHERE p.uuid = $1`,
+          [answer.uuid],
+        );
+        const ok = answer.status === 200 && answer.body?.data?.proposal?.status === 'approved';
+        if (!ok) {
+          expect({ status: answer.status, retryAfter: answer.retryAfter, body: answer.body }).toEqual({
+            status: 503,
+            retryAfter: '5',
+            body: { success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' } },
+          });
+        }
+        const whole = { status: 'approved', tasks: 2, criteria: 2, documents: 2, activities: 1 };
+        if (ok) expect(row).toEqual(whole);
+        else expect([whole, { status: 'pending', tasks: 0, criteria: 0, documents: 0, activities: 0 }]).toContainEqual(row);
+      }
       // Tasks of unknown origin (not one of our writes) would mean a write was applied twice.
       expect([...byTag.keys()].filter((t) => !writes.some((w) => w.tag === t))).toEqual([]);
     } finally {

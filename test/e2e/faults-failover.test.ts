@@ -46,8 +46,10 @@ describe('faults: one of two instances killed (SIGKILL) behind a failover proxy,
   let onB: HttpClient;
   let projectUuid: string;
 
+  // A stale dist/ is rebuilt first (one build at a time across test files), which may take a while on a busy machine.
+  beforeAll(() => ensureBuilt(), 180_000);
+
   beforeAll(async () => {
-    ensureBuilt();
     db = await createTestDatabase();
     const f = new IdentityFactory(db.dataSource);
     const user = await f.user((await f.company()).uuid);

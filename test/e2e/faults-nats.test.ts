@@ -37,8 +37,10 @@ describe('faults: nats-server killed and restarted between two instances', () =>
   let userUuid: string;
   let projectUuid: string;
 
+  // A stale dist/ is rebuilt first (one build at a time across test files), which may take a while on a busy machine.
+  beforeAll(() => ensureBuilt(), 180_000);
+
   beforeAll(async () => {
-    ensureBuilt();
     db = await createTestDatabase();
     const f = new IdentityFactory(db.dataSource);
     const company = await f.company();

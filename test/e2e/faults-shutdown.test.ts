@@ -35,8 +35,10 @@ describe('faults: SIGTERM during load (built service)', () => {
   let projectUuid: string;
   let proposalUuid: string;
 
+  // A stale dist/ is rebuilt first (one build at a time across test files), which may take a while on a busy machine.
+  beforeAll(() => ensureBuilt(), 180_000);
+
   beforeAll(async () => {
-    ensureBuilt();
     db = await createTestDatabase();
     const f = new IdentityFactory(db.dataSource);
     const company = await f.company();
@@ -156,12 +158,9 @@ describe('faults: SIGTERM during load (built service)', () => {
 
       // Every in-flight request completes with its normal answer.
       const [list, approve, create, mcpList, mcpCheckin] = await Promise.all(Object.values(held).map((h) => h.finish()));
-      expect({ status: list.status, success: list.body?.success, count: list.body?.data?.tasks?.length, total: list.body?.data?.total }).toEqual({
-        status: 200,
-        success: true,
-        count: 100,
-        total: 200,
-      });
+      // (The creation and approval in flight may land first: 200 tasks or a few more.)
+      expect({ status: list.status, success: list.body?.success, count: list.body?.data?.tasks?.length }).toEqual({ status: 200, success: true, count: 100 });
+      expect(list.body.data.total).toBeGreaterThanOrEqual(200);
       expect({
         status: approve.status,
         proposal: approve.body?.data?.proposal?.status,

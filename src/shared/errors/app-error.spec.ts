@@ -1,4 +1,4 @@
-import { QueryRunnerAlreadyReleasedError, QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnavailable } from './app-error.js';
 
 describe('isDatabaseUnavailable', () => {
@@ -11,6 +11,8 @@ describe('isDatabaseUnavailable', () => {
   it('treats the next query of a transaction whose connection failed (runner released by TypeORM) as unavailable', () => {
     // Seen when PostgreSQL stops while a multi-statement mutation is running (test/e2e/faults-database.test.ts).
     expect(isDatabaseUnavailable(new QueryRunnerAlreadyReleasedError())).toBe(true);
+    // The same through the transaction's entity manager (manager.query).
+    expect(isDatabaseUnavailable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);
   });
 
   it('leaves other errors alone', () => {

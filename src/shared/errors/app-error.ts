@@ -119,12 +119,14 @@ const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 const DB_DOWN_SQLSTATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300', '3D000']);
 
 /**
- * Messages of a lost or refused connection. "Query runner already released" is TypeORM's answer to the next query of a
- * transaction whose connection failed: its PostgreSQL runner releases itself on the connection's `error` event (the
- * server went away mid-transaction); within a transaction nothing else releases it before the callback returns.
+ * Messages of a lost or refused connection. "Query runner already released" (a query through the runner) and
+ * "…provided by a query runner was already released" (a query through its entity manager) are TypeORM's answers to
+ * the next statement of a transaction whose connection failed: its PostgreSQL runner releases itself on the
+ * connection's `error` event (the server went away mid-transaction); nothing else releases it before the transaction
+ * callback returns.
  */
 const DB_DOWN_MESSAGE =
-  /Connection terminated|connection timeout|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end|Query runner already released/i;
+  /Connection terminated|connection timeout|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end|Query runner already released|query runner was already released/i;
 
 /** True for errors that mean "the database cannot be reached right now" rather than a bug. */
 export function isDatabaseUnavailable(err: unknown): boolean {
