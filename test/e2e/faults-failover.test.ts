@@ -23,9 +23,10 @@ const page = (projectUuid: string) => `<!doctype html><html><body><script type="
   window.messages = [];
   window.opens = 0;
   window.errors = 0;
-  window.changes = subscribeChanges({ projectUuid: '${projectUuid}', onRefresh: () => window.refreshes.push(Date.now()) });
+  window.changes = subscribeChanges({ projectUuid: '${projectUuid}', retryMs: 1000, onRefresh: () => window.refreshes.push(Date.now()) });
   // A plain EventSource beside it, recording what arrives.
   const es = new EventSource('/api/events?projectUuid=${projectUuid}');
+  window.es = es;
   es.onopen = () => window.opens++;
   es.onerror = () => window.errors++;
   es.onmessage = (e) => window.messages.push(JSON.parse(e.data).entityUuid);
@@ -76,6 +77,8 @@ describe('faults: one of two instances killed (SIGKILL) behind a failover proxy,
     tab = await context.newPage();
     await tab.goto(`${proxy.url}/page.html`);
     await tab.waitForFunction(() => (window as any).ready === true && (window as any).opens === 1);
+    // Both streams (the module's and the plain one) are answered.
+    for (let i = 0; i < 400 && (proxy.served.get(a.url) ?? 0) < 2; i++) await sleep(25);
   }, 120_000);
 
   afterAll(async () => {
@@ -120,5 +123,22 @@ describe('faults: one of two instances killed (SIGKILL) behind a failover proxy,
     expect(b.proc.exitCode).toBeNull();
     expect((await fetch(`${b.url}/health/ready`)).status).toBe(200);
     expect(b.output()).not.toMatch(/"level":"fatal"|"unhandled error"/);
+  }, 60_000);
+
+  it('recovers after a reconnect answered 503 (the browser gives up on its own) once the backend answers again', async () => {
+    // Streams cut while nothing healthy is behind the proxy: reconnects get 503 and Chromium closes the EventSource for good.
+    proxy.unavailable = true;
+    proxy.cutAll();
+    await tab.waitForFunction(() => (window as any).es.readyState === EventSource.CLOSED, undefined, { timeout: 20_000 });
+    const before = (await state()).refreshes;
+    await sleep(1500); // at least one retry of client/realtime.js is refused too
+    expect((await state()).refreshes).toBe(before);
+
+    proxy.unavailable = false;
+    // client/realtime.js opens a new source after retryMs, refreshes on its open, and follows B's mutations again.
+    await tab.waitForFunction((n) => (window as any).refreshes.length === n + 1 && (window as any).changes.isOpen(), before, { timeout: 20_000 });
+    await sleep(300);
+    await createIdea(onB, 'After the 503');
+    await tab.waitForFunction((n) => (window as any).refreshes.length === n + 2, before, { timeout: 10_000 });
   }, 60_000);
 });

@@ -10,6 +10,8 @@ import type { AddressInfo, Socket } from 'node:net';
 export class FailoverProxy {
   /** `backend url → number of requests it answered`, for assertions. */
   readonly served = new Map<string, number>();
+  /** While true, every request is answered 503 (as a balancer with no healthy backend would), none forwarded. */
+  unavailable = false;
   private readonly server: http.Server;
   private readonly sockets = new Set<Socket>();
 
@@ -39,6 +41,10 @@ export class FailoverProxy {
   }
 
   private attempt(req: IncomingMessage, res: ServerResponse, body: Buffer, index: number): void {
+    if (this.unavailable) {
+      res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '5' }).end('No healthy backend');
+      return;
+    }
     const backend = this.backends[index];
     if (!backend) {
       res.writeHead(502, { 'content-type': 'text/plain' }).end('No backend reachable');
@@ -70,6 +76,11 @@ export class FailoverProxy {
       if (!res.writableFinished) upstream.destroy();
     });
     upstream.end(body);
+  }
+
+  /** Cuts every client connection (open streams included), as a restarting balancer would. */
+  cutAll(): void {
+    for (const s of this.sockets) s.destroy();
   }
 
   async close(): Promise<void> {
