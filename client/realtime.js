@@ -8,9 +8,14 @@
 // Behaviour (platform.md §8): any change event (re)starts a 500 ms timer and the page refreshes when it fires, so a
 // burst gives one refresh; frames are not parsed. While the tab is hidden the stream is closed; when it becomes
 // visible again a new stream is opened and the page refreshes at once. After an automatic reconnect (an `open` that
-// follows an error) the page refreshes, since events may have been missed. dispose() tears everything down.
+// follows an error) the page refreshes, since events may have been missed. A browser gives up for good when a
+// reconnect is answered with anything but a 200 stream (503 while the database is unreachable, a proxy's 502): then
+// a new stream is opened after `retryMs` (default 5 s, the service's Retry-After), and its open refreshes the page
+// like an automatic reconnect. dispose() tears everything down.
 
 const DEFAULT_DEBOUNCE_MS = 500;
+const DEFAULT_RETRY_MS = 5000;
+const CLOSED = 2; // EventSource.CLOSED
 
 function visibilityWatcher(doc, onHidden, onVisible) {
   if (!doc || typeof doc.addEventListener !== 'function') return () => {};
@@ -23,11 +28,16 @@ function visibilityWatcher(doc, onHidden, onVisible) {
  * Opens an EventSource with credentials, and reopens it per the hidden/visible rules.
  * `onMessage(event)` for each message; `onResync()` after a reconnect or on becoming visible.
  */
-function managedSource({ url, onMessage, onResync, onClosed, document: doc, EventSourceImpl }) {
+function managedSource({ url, onMessage, onResync, onClosed, document: doc, EventSourceImpl, retryMs = DEFAULT_RETRY_MS }) {
   const ES = EventSourceImpl ?? globalThis.EventSource;
   let source = null;
   let hadError = false;
   let disposed = false;
+  let retryTimer = null;
+  const cancelRetry = () => {
+    if (retryTimer !== null) clearTimeout(retryTimer);
+    retryTimer = null;
+  };
 
   const open = () => {
     if (disposed || source) return;
@@ -36,6 +46,15 @@ function managedSource({ url, onMessage, onResync, onClosed, document: doc, Even
     s.onmessage = (event) => onMessage(event);
     s.onerror = () => {
       hadError = true;
+      // The browser gave up (a non-200 answer) and will not reconnect by itself: open a new source later.
+      if (s.readyState === CLOSED && source === s) {
+        s.onmessage = s.onerror = s.onopen = null;
+        source = null;
+        retryTimer = setTimeout(() => {
+          retryTimer = null;
+          open();
+        }, retryMs);
+      }
     };
     s.onopen = () => {
       if (hadError) {
@@ -45,7 +64,11 @@ function managedSource({ url, onMessage, onResync, onClosed, document: doc, Even
     };
   };
   const close = () => {
-    if (!source) return;
+    cancelRetry();
+    if (!source) {
+      hadError = false;
+      return;
+    }
     source.onmessage = source.onerror = source.onopen = null;
     source.close();
     source = null;
@@ -74,7 +97,7 @@ function managedSource({ url, onMessage, onResync, onClosed, document: doc, Even
 
 /**
  * Keeps a page in sync with `GET /api/events` (optionally one project).
- * @param {{ onRefresh: () => void, projectUuid?: string, baseUrl?: string, debounceMs?: number,
+ * @param {{ onRefresh: () => void, projectUuid?: string, baseUrl?: string, debounceMs?: number, retryMs?: number,
  *           document?: Document, EventSourceImpl?: typeof EventSource }} options
  * @returns {{ dispose(): void, isOpen(): boolean }}
  */
@@ -91,6 +114,7 @@ export function subscribeChanges(options) {
     url,
     document: options.document ?? globalThis.document,
     EventSourceImpl: options.EventSourceImpl,
+    retryMs: options.retryMs,
     onMessage: () => {
       cancelTimer();
       timer = setTimeout(() => {
@@ -118,7 +142,7 @@ export function subscribeChanges(options) {
  * `onNotification` gets each `new_notification` frame (for a toast), `onFrame` every frame. The initial count (and
  * the count after becoming visible again) is read from `GET /api/notifications/unread-count`.
  * @param {{ onUnreadCount?: (n: number) => void, onNotification?: (frame: object) => void,
- *           onFrame?: (frame: object) => void, baseUrl?: string, fetch?: typeof fetch,
+ *           onFrame?: (frame: object) => void, baseUrl?: string, fetch?: typeof fetch, retryMs?: number,
  *           document?: Document, EventSourceImpl?: typeof EventSource }} options
  * @returns {{ dispose(): void, isOpen(): boolean }}
  */
@@ -141,6 +165,7 @@ export function subscribeNotifications(options) {
     url: `${baseUrl}/api/events/notifications`,
     document: options.document ?? globalThis.document,
     EventSourceImpl: options.EventSourceImpl,
+    retryMs: options.retryMs,
     onMessage: (event) => {
       let frame;
       try {

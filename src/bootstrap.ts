@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
@@ -14,6 +15,7 @@ import { startEmbedded, type EmbeddedDatabase } from './shared/database/embedded
 import { EventBus } from './shared/event-bus/event-bus.port.js';
 import { InProcessEventBus } from './shared/event-bus/in-process-event-bus.js';
 import { NatsEventBus } from './shared/event-bus/nats-event-bus.js';
+import { ConnectionDrain } from './shared/http/connection-drain.js';
 import { corsMiddleware } from './shared/http/cors.middleware.js';
 import { jsonBody } from './shared/http/json-body.middleware.js';
 import { requestLogging } from './shared/http/request-logging.middleware.js';
@@ -120,6 +122,7 @@ export async function startService(
   app.use('/api/mcp', app.get(McpEndpoint).middleware(global));
   setupOpenApi(app);
   for (const middleware of global) app.use(middleware);
+  const drain = new ConnectionDrain(app.getHttpServer() as Server);
   await app.listen(config.port, config.host);
   lifecycle.started = true;
   const address = app.getHttpServer().address() as { port: number };
@@ -129,6 +132,8 @@ export async function startService(
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      // Keep-alive connections stop carrying new requests first; then streams end and the server stops listening.
+      drain.begin();
       lifecycle.beginShutdown();
       await app.close().catch((err: Error) => logger.warn({ err: err.message }, 'closing the HTTP server failed'));
       await bus.close().catch(() => undefined);

@@ -1,5 +1,6 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { freePort } from '../../src/shared/database/embedded-postgres.js';
 
 /** Helpers for tests that run the built service or CLI as a child process. */
 export const ROOT = resolve('.');
@@ -47,4 +48,44 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
       done({ code, stdout, stderr, json });
     });
   });
+}
+
+export interface ServiceProcess {
+  proc: ChildProcess;
+  port: number;
+  url: string;
+  /** Everything the process wrote so far (stdout and stderr: JSON log lines). */
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL if still running (for afterAll). */
+  kill: () => void;
+}
+
+/**
+ * The built service (dist/src/main.js) in a child process on a free port (or `port`), resolved once it logs
+ * "service listening" (rejects with its output when it exits or does not start in 60 s).
+ */
+export async function startServiceProcess(env: Record<string, string | undefined>, opts: { port?: number } = {}): Promise<ServiceProcess> {
+  const port = opts.port ?? (await freePort());
+  const proc = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: childEnv({ LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+  const kill = () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  };
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('"service listening"')) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      kill();
+      throw new Error(`service did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { proc, port, url: `http://127.0.0.1:${port}`, output: () => out, exited, kill };
 }

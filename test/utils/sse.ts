@@ -52,6 +52,8 @@ export interface RawStream {
   body: () => string;
   waitForText(text: string, timeoutMs?: number): Promise<void>;
   ended: Promise<void>;
+  /** Resolves once the response is over: true when it ended properly (terminating chunk received), false when it was cut (reset). */
+  endedCleanly: Promise<boolean>;
   close(): void;
 }
 
@@ -69,11 +71,14 @@ export function openRaw(url: string, headers: Record<string, string> = {}): Prom
         res.on('end', () => r());
         res.on('close', () => r());
       });
+      res.on('error', () => undefined);
+      const endedCleanly = new Promise<boolean>((r) => res.on('close', () => r(res.complete)));
       resolve({
         status: res.statusCode ?? 0,
         headers: res.headers,
         body: () => buf,
         ended,
+        endedCleanly,
         waitForText(text: string, timeoutMs = 5000) {
           return new Promise((ok, fail) => {
             const timer = setTimeout(() => fail(new Error(`timed out waiting for ${JSON.stringify(text)}; got ${JSON.stringify(buf)}`)), timeoutMs);

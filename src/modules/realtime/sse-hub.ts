@@ -46,6 +46,7 @@ export class SseHub {
   private readonly subscribers = new Set<Subscriber>();
   private ticker: NodeJS.Timeout | null = null;
   private readonly unsubscribeBus: Array<() => void>;
+  private closed = false;
 
   constructor(
     bus: EventBus,
@@ -62,6 +63,14 @@ export class SseHub {
 
   /** Writes the headers and `: connected`, and registers the subscriber. */
   open(kind: StreamKind, res: ServerResponse, key: string, project: string | null, onEnd: () => void): Subscriber {
+    if (this.closed) {
+      // Shutting down (a request that was in flight when the streams were ended): end at once, as those were, so the
+      // client reconnects elsewhere instead of holding the process open until the grace period runs out.
+      res.writeHead(200, SSE_HEADERS);
+      res.end(CONNECTED);
+      onEnd();
+      return { kind, res, key, project, onEnd, closed: true };
+    }
     const sub: Subscriber = { kind, res, key, project, onEnd, closed: false };
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
@@ -124,7 +133,9 @@ export class SseHub {
     }
   }
 
+  /** Ends every stream for good: a stream opened afterwards is ended at once. */
   close(): void {
+    this.closed = true;
     this.endAll();
     for (const off of this.unsubscribeBus) off();
   }

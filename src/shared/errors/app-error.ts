@@ -118,12 +118,22 @@ export class ServiceUnavailableError extends AppError {
 const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 const DB_DOWN_SQLSTATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300', '3D000']);
 
+/**
+ * Messages of a lost or refused connection. "Query runner already released" (a query through the runner) and
+ * "…provided by a query runner was already released" (a query through its entity manager) are TypeORM's answers to
+ * the next statement of a transaction whose connection failed: its PostgreSQL runner releases itself on the
+ * connection's `error` event (the server went away mid-transaction); nothing else releases it before the transaction
+ * callback returns.
+ */
+const DB_DOWN_MESSAGE =
+  /Connection terminated|connection timeout|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end|Query runner already released|query runner was already released/i;
+
 /** True for errors that mean "the database cannot be reached right now" rather than a bug. */
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
     const o = e as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
     if (typeof o.code === 'string' && (DB_DOWN_CODES.has(o.code) || DB_DOWN_SQLSTATES.has(o.code))) return true;
-    if (typeof o.message === 'string' && /Connection terminated|connection timeout|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end/i.test(o.message)) {
+    if (typeof o.message === 'string' && DB_DOWN_MESSAGE.test(o.message)) {
       return true;
     }
     e = o.driverError ?? o.cause;
