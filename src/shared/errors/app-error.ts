@@ -118,12 +118,16 @@ export class ServiceUnavailableError extends AppError {
 const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 const DB_DOWN_SQLSTATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300', '3D000']);
 
-/** True for errors that mean "the database cannot be reached right now" rather than a bug. */
+/**
+ * True for errors that mean "the database cannot be reached right now" rather than a bug — including pg-pool's
+ * "timeout exceeded when trying to connect": no connection could be had within the pool's timeout (every one busy
+ * under overload, or the server not answering).
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
     const o = e as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
     if (typeof o.code === 'string' && (DB_DOWN_CODES.has(o.code) || DB_DOWN_SQLSTATES.has(o.code))) return true;
-    if (typeof o.message === 'string' && /Connection terminated|connection timeout|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end/i.test(o.message)) {
+    if (typeof o.message === 'string' && /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end/i.test(o.message)) {
       return true;
     }
     e = o.driverError ?? o.cause;
