@@ -52,6 +52,8 @@ export interface DriveResult {
   allMutations: Latency;
   errorSamples: string[];
   seconds: number;
+  /** This process's CPU time (µs) during the run. */
+  cpuUs: number;
 }
 
 interface Reply {
@@ -255,6 +257,7 @@ const latency = (xs: number[]): Latency => ({ count: xs.length, p50ms: round(pct
 
 let running: Promise<unknown> = Promise.resolve();
 let startedUs = 0;
+let cpuAtStart = process.cpuUsage();
 
 async function start(c: DriveConfig): Promise<void> {
   cfg = c;
@@ -269,6 +272,7 @@ async function start(c: DriveConfig): Promise<void> {
   );
   process.send!({ ready: true });
   startedUs = nowUs();
+  cpuAtStart = process.cpuUsage();
   running = Promise.all([...cfg.agents.map((a, i) => runAgent(i, a, sessions[i])), runMutations()]);
 }
 
@@ -294,6 +298,7 @@ async function stop(): Promise<DriveResult> {
     allMutations: latency(allMutations),
     errorSamples,
     seconds: round(seconds),
+    cpuUs: ((u) => u.user + u.system)(process.cpuUsage(cpuAtStart)),
   };
 }
 

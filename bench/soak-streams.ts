@@ -36,6 +36,8 @@ export interface StreamsResult {
   /** The same two measured from when the mutation's request was sent (an upper bound). */
   receiptFromRequest: ReturnType<Histogram['toJSON']>;
   lastReceiptFromRequestMs: number[];
+  /** This process's CPU time (µs) since the streams were open: the load shares the machine with the server. */
+  cpuUs: number;
 }
 
 interface OpenMsg {
@@ -71,6 +73,7 @@ interface T0 {
 /** Receipt times per event key, until its t0 is known and every open stream has it. */
 const pending = new Map<string, { recv: number[]; firstUs: number }>();
 const t0s = new Map<string, T0>();
+let cpuAtOpen = process.cpuUsage();
 
 function drop(reason: string): void {
   if (closing) return;
@@ -102,15 +105,24 @@ function finalize(key: string, { t0Us, sentUs }: T0, force: boolean): void {
   }
 }
 
+/** Every stream receives the same frame at about the same time: parse it once. */
+let lastJson = '';
+let lastKey = '';
+
 function onFrame(json: string, at: number): void {
   framesReceived++;
   let key: string;
-  try {
-    const e = JSON.parse(json) as { entityType: string; entityUuid: string; action: string };
-    key = `${e.entityType}:${e.entityUuid}:${e.action}`;
-  } catch {
-    drop(`unparsable frame: ${json.slice(0, 100)}`);
-    return;
+  if (json === lastJson) key = lastKey;
+  else {
+    try {
+      const e = JSON.parse(json) as { entityType: string; entityUuid: string; action: string };
+      key = `${e.entityType}:${e.entityUuid}:${e.action}`;
+    } catch {
+      drop(`unparsable frame: ${json.slice(0, 100)}`);
+      return;
+    }
+    lastJson = json;
+    lastKey = key;
   }
   let p = pending.get(key);
   if (!p) pending.set(key, (p = { recv: [], firstUs: at }));
@@ -191,7 +203,11 @@ process.on('message', (msg: { open?: OpenMsg; t0?: T0 & { key: string }; result?
     t0s.set(msg.t0.key, t0);
     const p = pending.get(msg.t0.key);
     if (p && p.recv.length >= open) finalize(msg.t0.key, t0, false);
-  } else if (msg.open) openStreams(msg.open, () => process.send!({ opened: { n: opened, failed: connectFailures } }));
+  } else if (msg.open)
+    openStreams(msg.open, () => {
+      cpuAtOpen = process.cpuUsage();
+      process.send!({ opened: { n: opened, failed: connectFailures } });
+    });
   else if (msg.result) {
     for (const [key, t0] of t0s) finalize(key, t0, true);
     for (const p of pending.values()) unmatchedFrames += p.recv.length;
@@ -211,6 +227,7 @@ process.on('message', (msg: { open?: OpenMsg; t0?: T0 & { key: string }; result?
       lastReceiptMs,
       receiptFromRequest: receiptFromRequest.toJSON(),
       lastReceiptFromRequestMs,
+      cpuUs: ((u) => u.user + u.system)(process.cpuUsage(cpuAtOpen)),
     };
     process.send!({ result });
   } else if (msg.close) {

@@ -357,7 +357,12 @@ async function main(): Promise<void> {
       console.log(`    ${name.padEnd(10)} slope ${pad(g.slopeMiBPerMin.toFixed(3), 8)} MiB/min   first window ${pad(g.firstWindowMiB.toFixed(1), 7)} MiB   last window ${pad(g.lastWindowMiB.toFixed(1), 7)} MiB   Δ ${pad(g.deltaMiB.toFixed(1), 6)} MiB   ${g.flat ? 'flat' : 'GROWING'}`);
     }
     console.log(`    verdict: ${memory.flat ? 'flat' : 'NOT flat'}${memory.conclusive ? '' : ' (not conclusive: too short a run)'} — rule: ${FLAT_RULE}`);
-    console.log(`  server CPU mean ${round(mean(cpu), 1)} % of one core; event-loop delay p99 max ${round(Math.max(0, ...samples.map((s) => s.loopDelayP99Ms)))} ms`);
+    const streamsCpuPct = round((streamsResult.cpuUs / 1e4 / (driveResult.seconds + DRAIN_MS / 1000)), 1);
+    const driveCpuPct = round(driveResult.cpuUs / 1e4 / driveResult.seconds, 1);
+    console.log(
+      `  CPU (% of one core): server mean ${round(mean(cpu), 1)}, stream process ${streamsCpuPct}, driver process ${driveCpuPct} (load average at the end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}); ` +
+        `server event-loop delay p99 max ${round(Math.max(0, ...samples.map((s) => s.loopDelayP99Ms)))} ms`,
+    );
     console.log(`  ${'operation'.padEnd(36)} ${pad('count', 8)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('max ms', 8)}`);
     const row = (name: string, l: { count: number; p50ms: number; p99ms: number; maxMs: number }) =>
       console.log(`  ${name.padEnd(36)} ${pad(l.count, 8)} ${pad(l.p50ms, 8)} ${pad(l.p99ms, 8)} ${pad(l.maxMs, 8)}`);
@@ -389,7 +394,7 @@ async function main(): Promise<void> {
         config: { minutes: MINUTES, streams: STREAMS, agents: AGENTS, mutationsPerS: MUTATIONS_PER_S, users: USERS, agentPauseMs: AGENT_PAUSE_MS, sampleS: SAMPLE_S, warmupS: WARMUP_S, timeoutMs: TIMEOUT_MS, logLevel: LOG_LEVEL, gcBeforeSample: GC },
         loadSeconds: driveResult.seconds,
         memory: { ...memory, samples },
-        serverCpuMeanPct: round(mean(cpu), 1),
+        cpuPct: { serverMean: round(mean(cpu), 1), streamProcess: streamsCpuPct, driverProcess: driveCpuPct },
         requests: {
           toolCalls: driveResult.toolCalls,
           toolCallsPerS: round(driveResult.toolCalls / driveResult.seconds),
