@@ -22,7 +22,8 @@
  * Env: SOAK_MINUTES (10), SOAK_STREAMS (2000), SOAK_AGENTS (50), SOAK_MUTATIONS_PER_S (20), SOAK_USERS (5),
  * SOAK_AGENT_PAUSE_MS (1000: an agent's think time between calls), SOAK_SAMPLE_S (10), SOAK_WARMUP_S (min(60, 20 % of
  * the run)), SOAK_TIMEOUT_MS (30000: client timeout), SOAK_LOG_LEVEL (info), SOAK_GC (1: full GC before each memory
- * sample; 0: raw figures), SOAK_KEEP_LOGS (0: the server log is kept anyway when something failed), DATABASE_URL.
+ * sample; 0: raw figures), SOAK_KEEP_LOGS (0: the server log is kept anyway when something failed),
+ * SOAK_SERVER_NODE_ARGS (extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), DATABASE_URL.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -61,6 +62,8 @@ const TIMEOUT_MS = num('SOAK_TIMEOUT_MS', 30_000);
 const LOG_LEVEL = process.env.SOAK_LOG_LEVEL ?? 'info';
 const GC = process.env.SOAK_GC !== '0';
 const KEEP_LOGS = process.env.SOAK_KEEP_LOGS === '1';
+/** Extra node flags for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const SERVER_NODE_ARGS = (process.env.SOAK_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 /** Allowance for the last deliveries after the mutations stop. */
 const DRAIN_MS = 3000;
 
@@ -239,6 +242,7 @@ async function main(): Promise<void> {
     server = await startServiceProcess({
       env: { DATABASE_URL: url, LOG_LEVEL, MCP_RATE_LIMIT_PER_MINUTE: '0' },
       gc: GC,
+      execArgv: SERVER_NODE_ARGS,
       onLine: (line, stream) => {
         logFile.write(`${line}\n`);
         const level = /"level":"(\w+)"/.exec(line)?.[1];

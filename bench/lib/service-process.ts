@@ -28,10 +28,10 @@ export interface ServiceProcess {
 
 const serverFile = join(fileURLToPath(new URL('..', import.meta.url)), 'service-server.js');
 
-export function startServiceProcess(opts: { env: Record<string, string>; gc?: boolean; onLine?: (line: string, stream: 'stdout' | 'stderr') => void }): Promise<ServiceProcess> {
+export function startServiceProcess(opts: { env: Record<string, string>; gc?: boolean; execArgv?: string[]; onLine?: (line: string, stream: 'stdout' | 'stderr') => void }): Promise<ServiceProcess> {
   const child = fork(serverFile, [], {
     env: { ...process.env, ...opts.env },
-    execArgv: opts.gc ? ['--expose-gc'] : [],
+    execArgv: [...(opts.gc ? ['--expose-gc'] : []), ...(opts.execArgv ?? [])],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   for (const [name, stream] of [['stdout', child.stdout!], ['stderr', child.stderr!]] as const) {
