@@ -36,7 +36,7 @@ import type { DataSource } from 'typeorm';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
 import { scratchDatabase } from './lib/scratch-db.js';
 import { findSecrets, maskSecret } from './lib/secret-scan.js';
-import { startServiceProcess, type ServerMemory, type ServiceProcess } from './lib/service-process.js';
+import { startServiceProcess, type ServiceProcess } from './lib/service-process.js';
 import { Histogram, linearFit, mean, pct, round, sleep } from './lib/stats.js';
 import type { DriveConfig, DriveResult } from './soak-drive.js';
 import type { StreamsResult } from './soak-streams.js';
@@ -85,6 +85,9 @@ interface Sample {
   /** Server CPU used since the previous sample, as a share of one core. */
   cpuPct: number;
   loopDelayP99Ms: number;
+  /** The service's database sessions at sampling time: running a statement, and idle inside a transaction. */
+  dbActive: number;
+  dbIdleInTx: number;
 }
 
 /** A forked helper process answering one message per request (plus unsolicited messages to `onOther`). */
@@ -277,9 +280,27 @@ async function main(): Promise<void> {
     await drive.ask({ start: config }, 'ready');
     const t0 = Date.now();
     const samples: Sample[] = [];
+    /** What the service's database sessions were waiting on, summed over the samples (pg_stat_activity). */
+    const dbWaits = new Map<string, number>();
+    const dbActivity = async (): Promise<{ active: number; idleInTx: number }> => {
+      const rows: Array<{ state: string | null; wait: string | null; n: number }> = await db.dataSource.query(
+        `SELECT state, wait_event_type || ':' || wait_event AS wait, count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'svc' GROUP BY 1, 2`,
+      );
+      let active = 0;
+      let idleInTx = 0;
+      for (const r of rows) {
+        if (r.state === 'active') {
+          active += r.n;
+          const key = r.wait ?? 'running (no wait)';
+          dbWaits.set(key, (dbWaits.get(key) ?? 0) + r.n);
+        } else if (r.state?.startsWith('idle in transaction')) idleInTx += r.n;
+      }
+      return { active, idleInTx };
+    };
     let prevCpu: { us: number; at: number } | null = null;
     const takeSample = async (): Promise<void> => {
-      const m: ServerMemory = await server!.memory();
+      const [m, dbNow] = await Promise.all([server!.memory(), dbActivity()]);
       const at = Date.now();
       const cpuPct = prevCpu ? ((m.cpuUs - prevCpu.us) / 1000 / (at - prevCpu.at)) * 100 : NaN;
       prevCpu = { us: m.cpuUs, at };
@@ -291,9 +312,11 @@ async function main(): Promise<void> {
         externalMiB: round(m.external / MiB),
         cpuPct: round(cpuPct, 1),
         loopDelayP99Ms: round(m.loopDelayP99Ms),
+        dbActive: dbNow.active,
+        dbIdleInTx: dbNow.idleInTx,
       };
       samples.push(s);
-      console.log(`  t=${pad(s.tS.toFixed(0), 5)} s  rss ${pad(s.rssMiB.toFixed(1), 7)} MiB  heap used ${pad(s.heapUsedMiB.toFixed(1), 7)} MiB  server CPU ${pad(Number.isNaN(s.cpuPct) ? '-' : s.cpuPct.toFixed(0), 3)} %  loop delay p99 ${s.loopDelayP99Ms} ms`);
+      console.log(`  t=${pad(s.tS.toFixed(0), 5)} s  rss ${pad(s.rssMiB.toFixed(1), 7)} MiB  heap used ${pad(s.heapUsedMiB.toFixed(1), 7)} MiB  server CPU ${pad(Number.isNaN(s.cpuPct) ? '-' : s.cpuPct.toFixed(0), 3)} %  loop delay p99 ${pad(s.loopDelayP99Ms.toFixed(0), 4)} ms  db sessions active ${s.dbActive}, idle in tx ${s.dbIdleInTx}`);
     };
     await takeSample();
     for (let k = 1; k * SAMPLE_S <= DURATION_S; k++) {
@@ -384,6 +407,8 @@ async function main(): Promise<void> {
     console.log(`  errors: ${errorTotal} — ${Object.entries(errors).map(([k, v]) => `${k} ${v}`).join(', ')}; mutations skipped (200 in flight) ${driveResult.mutationsSkipped}`);
     for (const e of [...driveResult.errorSamples, ...streamsResult.dropSamples, ...serverErrorLines]) console.log(`    e.g. ${e}`);
     console.log(`  server log: ${logLines} lines, ${serverWarnCount} warnings; secrets scanned: ${seeded.secrets.length} (passwords, API keys, session tokens), found: ${leaked.length}${leaked.length ? ' — ' + leaked.map(maskSecret).join(', ') : ''} (bench/lib/secret-scan.ts)`);
+    const waits = [...dbWaits].sort((a, b) => b[1] - a[1]);
+    console.log(`  database sessions of the service, per sample: active mean ${round(mean(samples.map((x) => x.dbActive)), 1)} (max ${Math.max(0, ...samples.map((x) => x.dbActive))}), idle in transaction mean ${round(mean(samples.map((x) => x.dbIdleInTx)), 1)}; active ones waiting on: ${waits.map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
     const keepLogs = KEEP_LOGS || errorTotal > 0 || leaked.length > 0;
     console.log(`  server log ${keepLogs ? `kept at ${logPath}` : 'deleted (SOAK_KEEP_LOGS=1 keeps it)'}`);
     if (!keepLogs) rmSync(logDir, { recursive: true, force: true });
@@ -399,6 +424,7 @@ async function main(): Promise<void> {
         loadSeconds: driveResult.seconds,
         memory: { ...memory, samples },
         cpuPct: { serverMean: round(mean(cpu), 1), streamProcess: streamsCpuPct, driverProcess: driveCpuPct },
+        database: { activeMean: round(mean(samples.map((x) => x.dbActive)), 1), idleInTxMean: round(mean(samples.map((x) => x.dbIdleInTx)), 1), waits: Object.fromEntries(waits) },
         requests: {
           toolCalls: driveResult.toolCalls,
           toolCallsPerS: round(driveResult.toolCalls / driveResult.seconds),

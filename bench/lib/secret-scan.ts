@@ -1,9 +1,12 @@
 /**
- * Local stand-in for `findSecrets` (src/shared/logging/secret-scan.ts, being added on another branch): which of the
- * given secrets occur verbatim in a log text. Empty and very short strings are ignored (they would match anything).
+ * Local stand-in for `findSecrets` (src/shared/logging/secret-scan.ts, added on another branch and not in this one),
+ * with the same call shape: the distinct secrets that occur in a log text — verbatim, JSON-escaped or URL-encoded.
+ * Unlike the shared one it does not look for base64 forms or fragments. Secrets shorter than 8 characters are ignored.
  */
-export function findSecrets(logText: string, secrets: readonly string[]): string[] {
-  return [...new Set(secrets)].filter((s) => s.length >= 8 && logText.includes(s));
+export function findSecrets(logText: string, secrets: string[]): string[] {
+  return [...new Set(secrets)].filter(
+    (s) => s.length >= 8 && [s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s)].some((form) => logText.includes(form)),
+  );
 }
 
 /** A secret as it may be printed in a report: its first 4 characters and its length. */
