@@ -57,7 +57,7 @@ const USERS = Math.max(1, Math.round(num('SOAK_USERS', 5)));
 const AGENT_PAUSE_MS = num('SOAK_AGENT_PAUSE_MS', 1000);
 const SAMPLE_S = Math.max(0.5, num('SOAK_SAMPLE_S', 10));
 const DURATION_S = MINUTES * 60;
-const WARMUP_S = num('SOAK_WARMUP_S', Math.min(60, 0.2 * DURATION_S));
+const WARMUP_S = round(num('SOAK_WARMUP_S', Math.min(60, 0.2 * DURATION_S)), 1);
 const TIMEOUT_MS = num('SOAK_TIMEOUT_MS', 30_000);
 const LOG_LEVEL = process.env.SOAK_LOG_LEVEL ?? 'info';
 const GC = process.env.SOAK_GC !== '0';
