@@ -27,7 +27,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -241,6 +241,7 @@ async function main(): Promise<void> {
   let streams: Helper | null = null;
   let drive: Helper | null = null;
   let exitCode = 1;
+  let reported = false;
   try {
     server = await startServiceProcess({
       env: { DATABASE_URL: url, LOG_LEVEL, MCP_RATE_LIMIT_PER_MINUTE: '0' },
@@ -322,7 +323,13 @@ async function main(): Promise<void> {
     for (let k = 1; k * SAMPLE_S <= DURATION_S; k++) {
       await sleep(Math.max(0, t0 + k * SAMPLE_S * 1000 - Date.now()));
       if (server.crashed) break;
-      await takeSample();
+      try {
+        await takeSample();
+      } catch (err) {
+        // The server died between the check and the sample: reported below as a crash.
+        console.error(`memory sample failed: ${String(err)}`);
+        break;
+      }
     }
     const driveResult = await drive.ask<DriveResult>({ stop: true }, 'result');
     await sleep(DRAIN_MS);
@@ -412,6 +419,7 @@ async function main(): Promise<void> {
     const keepLogs = KEEP_LOGS || errorTotal > 0 || leaked.length > 0;
     console.log(`  server log ${keepLogs ? `kept at ${logPath}` : 'deleted (SOAK_KEEP_LOGS=1 keeps it)'}`);
     if (!keepLogs) rmSync(logDir, { recursive: true, force: true });
+    reported = true;
 
     console.log(
       JSON.stringify({
@@ -449,6 +457,8 @@ async function main(): Promise<void> {
     streams?.kill();
     await server?.stop();
     if (!logFile.closed) logFile.end();
+    // Failed before the report (which says where the log is): keep the log and say so.
+    if (!reported && existsSync(logPath)) console.error(`server log kept at ${logPath}`);
     await cleanup();
   }
   process.exit(exitCode);
