@@ -3,14 +3,16 @@
  *
  * The built service runs in a child process (bench/service-server.ts, in-process bus, LOG_LEVEL=info by default,
  * MCP_RATE_LIMIT_PER_MINUTE=0) against a scratch database on DATABASE_URL's server, or an embedded PostgreSQL when
- * DATABASE_URL is unset. Seeded over the public API: users of one company, a project, one admin_agent (the mutator)
- * and SOAK_AGENTS developer agents, each with its own API key and task. Then, for SOAK_MINUTES:
+ * DATABASE_URL is unset. Seeded: users of one company directly in the database (there is no sign-up route), then over
+ * the public API a project, one admin_agent (the mutator) and SOAK_AGENTS developer agents, each with its own API key
+ * and task. Then, for SOAK_MINUTES:
  *
  * - a stream process (bench/soak-streams.ts) holds SOAK_STREAMS open `GET /api/events` streams (the users' cookies in
  *   turn) and times every measured change frame;
  * - a driver process (bench/soak-drive.ts) runs the agents' MCP tool cycle and SOAK_MUTATIONS_PER_S measured
  *   mutations (REST idea and MCP document create/edit/delete, each producing one change event);
- * - this process samples the server's RSS and heap used (after a full GC) every SOAK_SAMPLE_S seconds.
+ * - this process samples the server's RSS and heap used (after a full GC), CPU and event-loop delay, and the service's
+ *   database sessions (pg_stat_activity), every SOAK_SAMPLE_S seconds.
  *
  * Reports memory over time with its growth after warm-up (least-squares slope in MiB/min, first- vs last-window
  * means, a "flat" verdict by the rule in FLAT_RULE), tool-call and mutation p50/p99, event delivery p50/p99 (response of
