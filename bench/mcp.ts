@@ -24,6 +24,7 @@ import { TaskService } from '../src/modules/tasks/index.js';
 import { ToolRegistry } from '../src/modules/tools/index.js';
 import { startBareMcpServer, TRIVIAL_TOOL, type BareMode } from './bare-mcp-server.js';
 import type { LoadResult, RunMsg } from './mcp-load.js';
+import { round } from './lib/stats.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 20) * 1000;
@@ -31,7 +32,6 @@ const WARMUP_MS = Number(process.env.BENCH_WARMUP_S ?? 2) * 1000;
 const BARE_MODES: BareMode[] = process.env.BENCH_BARE === 'single' || process.env.BENCH_BARE === 'sdk' ? [process.env.BENCH_BARE] : ['single', 'sdk'];
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const here = fileURLToPath(new URL('.', import.meta.url));
-const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
 
 const BARE_DESCRIPTION: Record<BareMode, string> = {
   single: 'bare SDK Server (1 trivial tool) per request on node:http, same single-request JSON transport and shared validator as ours',

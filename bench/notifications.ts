@@ -8,20 +8,16 @@
  * Prints p50/p99 per case and EXPLAIN (ANALYZE, BUFFERS) of every query behind them; the last line is one JSON
  * object with all figures. Uses DATABASE_URL's server (in a scratch database) when set, else an embedded one.
  */
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os, { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import os from 'node:os';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config/config.js';
-import { openDatabase } from '../src/bootstrap.js';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
 import { parseListQuery } from '../src/modules/notifications/domain/notification-input.js';
 import { INBOX_SQL, listSql, type Recipient } from '../src/modules/notifications/notification.queries.js';
+import { scratchDatabase } from './lib/scratch-db.js';
+import { startServiceProcess } from './lib/service-process.js';
+import { pct } from './lib/stats.js';
 
 const TOTAL = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RECIPIENTS = 1000;
@@ -29,36 +25,8 @@ const HOT_EVERY = 100; // every 100th row belongs to the hot recipient: 10,000 o
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
 const WARMUP = 200;
 const TARGETS = { listP99Ms: 10, countP99Ms: 5, notModifiedP99Ms: 2 };
-const here = fileURLToPath(new URL('.', import.meta.url));
 
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
 const round = (x: number): number => Math.round(x * 1000) / 1000;
-
-/** Scratch database on DATABASE_URL's server, or an embedded server in a temp directory. */
-async function database(logger: pino.Logger) {
-  if (process.env.DATABASE_URL) {
-    const admin = process.env.DATABASE_URL;
-    const name = `svc_bench_notifications_${randomBytes(4).toString('hex')}`;
-    const run = async (sql: string) => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(sql).finally(() => c.end());
-    };
-    await run(`CREATE DATABASE "${name}"`);
-    const u = new URL(admin);
-    u.pathname = `/${name}`;
-    const db = await openDatabase(loadConfig({ DATABASE_URL: u.toString() }), logger);
-    return { db, url: u.toString(), cleanup: async () => { await db.close(); await run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`); } };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-notifications-'));
-  // As root the embedded server runs as `postgres`, which must be able to traverse the directory.
-  chmodSync(dir, 0o711);
-  const db = await openDatabase(loadConfig({ DATA_DIR: dir }), logger);
-  return { db, url: db.embedded!.url, cleanup: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
-}
 
 async function fill(q: (sql: string, params?: unknown[]) => Promise<unknown>, companyUuid: string, hotUuid: string, actorUuid: string): Promise<void> {
   const batch = 100_000;
@@ -93,37 +61,16 @@ async function fill(q: (sql: string, params?: unknown[]) => Promise<unknown>, co
 /** Server-side durations (the access log's `durationMs`), keyed by the request id the bench sends. */
 const serverMs = new Map<string, number[]>();
 
-function startServer(url: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = fork(join(here, 'notifications-server.js'), [], {
-    // BENCH_SERVER_NODE_ARGS: extra node flags for the server process only (e.g. `--cpu-prof`).
+async function startServer(url: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  return startServiceProcess({
+    env: { DATABASE_URL: url, LOG_LEVEL: 'info' },
+    // BENCH_SERVER_NODE_ARGS: extra node flags for the server process only (e.g. `--cpu-prof`, `--trace-gc`).
     execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
-  let buffered = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    for (const line of lines) {
+    onLine: (line, stream) => {
+      if (stream === 'stderr') console.error(line);
       const m = /"requestId":"bench\.([A-Za-z0-9]+)\.\d+".*"durationMs":([\d.]+)/.exec(line);
       if (m) serverMs.set(m[1], [...(serverMs.get(m[1]) ?? []), Number(m[2])]);
-    }
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    child.once('message', (msg: { url: string }) =>
-      resolve({
-        url: msg.url,
-        stop: () =>
-          new Promise<void>((done) => {
-            child.removeAllListeners('exit');
-            child.once('exit', () => done());
-            child.send('stop');
-          }),
-      }),
-    );
+    },
   });
 }
 
@@ -170,7 +117,7 @@ const line = (name: string, f: Figures, target?: number): string =>
 
 async function main(): Promise<void> {
   const logger = pino({ level: 'warn' });
-  const { db, url, cleanup } = await database(logger);
+  const { db, url, cleanup } = await scratchDatabase(logger, 'notifications');
   let server: { url: string; stop: () => Promise<void> } | null = null;
   try {
     const ds = db.dataSource;

@@ -12,16 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startEmbedded } from '../src/shared/database/embedded-postgres.js';
+import { pct, round, sleep } from './lib/stats.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50);
 const SIZES = (process.env.BENCH_N ?? '1000,10000').split(',').map(Number);
 const here = fileURLToPath(new URL('.', import.meta.url));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
 const debug = (m: string): void => {
   if (process.env.BENCH_DEBUG) console.error(`[bench] ${m}`);
 };

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
@@ -108,6 +109,38 @@ describe('SSE streams (e2e, real EventSource)', () => {
     expect(mine.messages).toHaveLength(1);
     mine.close();
     theirs.close();
+  });
+
+  it('writes a burst of events committed in one turn to each stream in one write, each once and in order', async () => {
+    // bench:soak: at thousands of streams one socket write per event per connection saturated the event loop.
+    const streams = await Promise.all(Array.from({ length: 3 }, () => openRaw(`${app.url}/api/events`, { cookie: cookieA })));
+    const burst = Array.from({ length: 100 }, () => event(companyA));
+    const writes = new Map<http.ServerResponse, number>();
+    const original = http.ServerResponse.prototype.write;
+    try {
+      await Promise.all(streams.map((s) => s.waitForText(': connected')));
+      http.ServerResponse.prototype.write = function (this: http.ServerResponse, chunk: unknown, ...rest: unknown[]) {
+        if (String(chunk).includes('data: ')) writes.set(this, (writes.get(this) ?? 0) + 1);
+        return (original as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+      } as typeof original;
+      const bus = app.get(EventBus);
+      for (const e of burst) bus.publish('change', e);
+      await Promise.all(streams.map((s) => s.waitForText(burst[burst.length - 1].entityUuid)));
+      http.ServerResponse.prototype.write = original;
+      for (const s of streams) {
+        const frames = s
+          .body()
+          .split('\n\n')
+          .map((b) => b.replace(/^\n+/, ''))
+          .filter((b) => b.startsWith('data: '))
+          .map((b) => JSON.parse(b.slice(6)));
+        expect(frames).toEqual(burst);
+      }
+      expect([...writes.values()]).toEqual([1, 1, 1]);
+    } finally {
+      http.ServerResponse.prototype.write = original;
+      for (const s of streams) s.close();
+    }
   });
 
   it('releases every subscriber and the heartbeat timer when 500 clients go away', async () => {

@@ -39,6 +39,12 @@ interface CompanyIndex {
  * Fan-out for both SSE streams. Subscribers are indexed by company (and project) or by recipient, so an event only
  * touches the connections it is for; each frame is serialized once and the same Buffer is written to every socket.
  * One shared ticker writes heartbeats; there is no per-connection timer or bus listener.
+ *
+ * Frames are queued per subscriber and flushed at the end of the current event-loop turn (setImmediate), one write
+ * per socket for all its queued frames. Idle, nothing waits (the turn ends at once). Under load the fan-out — one
+ * socket write per connection per event, mostly kernel time — is what fills the event loop at a few thousand streams
+ * (`npm run bench:soak`); while it is busy, commits pile up and their events then leave together, so the cost per
+ * event falls as the load rises instead of the loop falling behind.
  */
 export class SseHub {
   private readonly companies = new Map<string, CompanyIndex>();
@@ -47,6 +53,9 @@ export class SseHub {
   private ticker: NodeJS.Timeout | null = null;
   private readonly unsubscribeBus: Array<() => void>;
   private closed = false;
+  /** Frames not yet written, per subscriber, in publication order; flushed once per event-loop turn. */
+  private outbox = new Map<Subscriber, Buffer[]>();
+  private flushing: NodeJS.Immediate | null = null;
 
   constructor(
     bus: EventBus,
@@ -104,6 +113,7 @@ export class SseHub {
     if (sub.closed) return;
     sub.closed = true;
     this.subscribers.delete(sub);
+    this.outbox.delete(sub);
     if (sub.kind === 'changes') {
       const index = this.companies.get(sub.key);
       if (index) {
@@ -137,6 +147,8 @@ export class SseHub {
   close(): void {
     this.closed = true;
     this.endAll();
+    if (this.flushing) clearImmediate(this.flushing);
+    this.flushing = null;
     for (const off of this.unsubscribeBus) off();
   }
 
@@ -144,9 +156,9 @@ export class SseHub {
     return this.subscribers.size;
   }
 
-  /** Open timers owned by the hub (0 or 1), for leak tests. */
+  /** Open timers owned by the hub (heartbeat ticker, pending flush), for leak tests. */
   get timerCount(): number {
-    return this.ticker ? 1 : 0;
+    return (this.ticker ? 1 : 0) + (this.flushing ? 1 : 0);
   }
 
   private deliverChange(e: RealtimeEvent): void {
@@ -170,10 +182,25 @@ export class SseHub {
     if (n) this.metrics.eventsDelivered.inc({ stream: 'notifications' }, n);
   }
 
+  /** Queues `frame` for every open subscriber of `set`; returns how many. */
   private writeAll(set: Set<Subscriber>, frame: Buffer): number {
     let n = 0;
-    for (const sub of set) if (this.write(sub, frame)) n++;
+    for (const sub of set) {
+      if (sub.closed || sub.res.writableEnded || sub.res.destroyed) continue;
+      const queued = this.outbox.get(sub);
+      if (queued) queued.push(frame);
+      else this.outbox.set(sub, [frame]);
+      n++;
+    }
+    if (n && !this.flushing) this.flushing = setImmediate(() => this.flush());
     return n;
+  }
+
+  private flush(): void {
+    this.flushing = null;
+    const outbox = this.outbox;
+    this.outbox = new Map();
+    for (const [sub, frames] of outbox) this.write(sub, frames.length === 1 ? frames[0] : Buffer.concat(frames));
   }
 
   private write(sub: Subscriber, chunk: Buffer): boolean {

@@ -6,6 +6,7 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(isDatabaseUnavailable(new QueryFailedError('SELECT 1', [], Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })))).toBe(true);
     expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('Connection terminated due to connection timeout'))).toBe(true);
   });
 
   it('treats the next query of a transaction whose connection failed (runner released by TypeORM) as unavailable', () => {
@@ -15,9 +16,16 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);
   });
 
+  it("classifies pg-pool's acquire timeout (pool exhausted) as unavailable, also when wrapped", () => {
+    const err = new Error('timeout exceeded when trying to connect');
+    expect(isDatabaseUnavailable(err)).toBe(true);
+    expect(isDatabaseUnavailable({ message: 'Query failed', driverError: err })).toBe(true);
+  });
+
   it('leaves other errors alone', () => {
     expect(isDatabaseUnavailable(new QueryFailedError('INSERT', [], Object.assign(new Error('duplicate key'), { code: '23505' })))).toBe(false);
     expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
+    expect(isDatabaseUnavailable(new Error('statement timeout exceeded'))).toBe(false);
     expect(isDatabaseUnavailable(null)).toBe(false);
   });
 });

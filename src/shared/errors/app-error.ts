@@ -126,9 +126,13 @@ const DB_DOWN_SQLSTATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', 
  * callback returns.
  */
 const DB_DOWN_MESSAGE =
-  /Connection terminated|connection timeout|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end|Query runner already released|query runner was already released/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end|Query runner already released|query runner was already released/i;
 
-/** True for errors that mean "the database cannot be reached right now" rather than a bug. */
+/**
+ * True for errors that mean "the database cannot be reached right now" rather than a bug — including pg-pool's
+ * "timeout exceeded when trying to connect": no connection could be had within the pool's timeout (every one busy
+ * under overload, or the server not answering).
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
     const o = e as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };

@@ -1,0 +1,57 @@
+/**
+ * A scratch database for one benchmark run: a fresh database on DATABASE_URL's server (dropped afterwards), or an
+ * embedded PostgreSQL in a temporary directory when DATABASE_URL is unset. Migrations are applied by openDatabase.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { loadConfig } from '../../src/config/config.js';
+import { openDatabase } from '../../src/bootstrap.js';
+
+export type OpenedDatabase = Awaited<ReturnType<typeof openDatabase>>;
+
+export interface ScratchDatabase {
+  db: OpenedDatabase;
+  /** Connection URL of the scratch database, for the service under test. */
+  url: string;
+  cleanup: () => Promise<void>;
+}
+
+export async function scratchDatabase(logger: Logger, label: string): Promise<ScratchDatabase> {
+  if (process.env.DATABASE_URL) {
+    const admin = process.env.DATABASE_URL;
+    const name = `svc_bench_${label}_${randomBytes(4).toString('hex')}`;
+    const run = async (sql: string) => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(sql).finally(() => c.end());
+    };
+    await run(`CREATE DATABASE "${name}"`);
+    const u = new URL(admin);
+    u.pathname = `/${name}`;
+    const db = await openDatabase(loadConfig({ DATABASE_URL: u.toString() }), logger);
+    return {
+      db,
+      url: u.toString(),
+      cleanup: async () => {
+        await db.close();
+        await run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), `svc-bench-${label}-`));
+  // As root the embedded server runs as `postgres`, which must be able to traverse the directory.
+  chmodSync(dir, 0o711);
+  const db = await openDatabase(loadConfig({ DATA_DIR: dir }), logger);
+  return {
+    db,
+    url: db.embedded!.url,
+    cleanup: async () => {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The service under benchmark, in its own process so the load generator never shares its event loop (bench/
+ * notifications.ts, bench/soak.ts). Configured by its environment (DATABASE_URL, LOG_LEVEL, …; PORT is always 0);
+ * logs JSON lines to stdout like the shipped service. IPC: reports `{url}` when listening; "stop" stops it and exits;
+ * `{mem: true}` answers `{mem: {rss, heapUsed, heapTotal, external, cpuUs, loopDelayP99Ms}}` — after a full GC when
+ * started with --expose-gc; `loopDelayP99Ms` is the event-loop delay p99 since the previous sample.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadConfig } from '../src/config/config.js';
+import { startService } from '../src/bootstrap.js';
+import { createLogger } from '../src/shared/logging/logger.js';
+
+const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
+const service = await startService(config, createLogger(config.logLevel));
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+process.send?.({ url: service.url });
+process.on('message', (msg: unknown) => {
+  if (msg === 'stop') void service.stop().then(() => process.exit(0));
+  else if (typeof msg === 'object' && msg !== null && 'mem' in msg) {
+    (globalThis as { gc?: () => void }).gc?.();
+    const m = process.memoryUsage();
+    const cpu = process.cpuUsage();
+    const loopDelayP99Ms = loop.count ? loop.percentile(99) / 1e6 : 0;
+    loop.reset();
+    process.send?.({ mem: { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external + m.arrayBuffers, cpuUs: cpu.user + cpu.system, loopDelayP99Ms } });
+  }
+});
