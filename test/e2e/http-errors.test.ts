@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { HttpClient } from '../utils/http.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
@@ -20,6 +21,21 @@ describe('REST error envelope (e2e)', () => {
     const res = await http.request('POST', '/api/agents', { body: '{"name":', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: { code: 'BAD_REQUEST', message: 'Invalid JSON body' } });
+  });
+
+  it('refuses a body nested deeper than 64 levels with 400 BAD_REQUEST instead of overflowing the stack (500)', async () => {
+    const nested = (depth: number): string => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
+    for (const depth of [65, 20_000]) {
+      const res = await http.request('PATCH', `/api/tasks/${randomUUID()}`, { body: `{"title":"x","extra":${nested(depth - 1)}}`, headers: { 'content-type': 'application/json' } });
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 400,
+        body: { success: false, error: { code: 'BAD_REQUEST', message: 'JSON body is nested too deeply (at most 64 levels)' } },
+      });
+    }
+    // 64 levels still reach validation (here: the unknown field is refused).
+    const ok = await http.request('PATCH', `/api/tasks/${randomUUID()}`, { body: `{"title":"x","extra":${nested(63)}}`, headers: { 'content-type': 'application/json' } });
+    expect(ok.status).toBe(400);
+    expect(ok.body.error.code).toBe('VALIDATION_ERROR');
   });
 
   it('refuses a non-JSON body with 400 BAD_REQUEST', async () => {

@@ -69,6 +69,13 @@ describe('tool endpoint transport (e2e)', () => {
     expect(shapeless.json.error.code).toBe(-32600);
   });
 
+  it('answers a body nested thousands of levels deep with 400 -32700, not 500', async () => {
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const res = await rpc(app.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_checkin","arguments":{"x":${deep}}}}`, auth());
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'JSON body is nested too deeply (at most 64 levels)' }, id: null });
+  });
+
   it('answers 413 with a JSON-RPC body over 1 MiB', async () => {
     const res = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: { pad: 'x'.repeat(1.1 * 1024 * 1024) } } }, auth());
     expect(res.status).toBe(413);
