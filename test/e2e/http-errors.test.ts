@@ -38,6 +38,17 @@ describe('REST error envelope (e2e)', () => {
     expect(ok.body.error.code).toBe('VALIDATION_ERROR');
   });
 
+  it('refuses a NUL character in a body or query string with 400 VALIDATION_ERROR naming the field (PostgreSQL cannot store it: was 500)', async () => {
+    const nul = { code: 'VALIDATION_ERROR', message: 'Invalid input' };
+    const login = await new HttpClient(app.url).post('/api/auth/login', { email: 'a\u0000b@example.test', password: 'whatever-123' });
+    expect({ status: login.status, body: login.body }).toEqual({ status: 400, body: { success: false, error: { ...nul, details: [{ field: 'email', message: 'must not contain NUL (U+0000) characters' }] } } });
+    const project = await http.post('/api/projects', { name: 'ok', description: 'x\u0000y' });
+    expect({ status: project.status, body: project.body }).toEqual({ status: 400, body: { success: false, error: { ...nul, details: [{ field: 'description', message: 'must not contain NUL (U+0000) characters' }] } } });
+    const search = await http.get('/api/search?q=a%00b');
+    expect({ status: search.status, body: search.body }).toEqual({ status: 400, body: { success: false, error: { ...nul, details: [{ field: 'q', message: 'must not contain NUL (U+0000) characters' }] } } });
+    expect(await app.db.dataSource.query(`SELECT count(*)::int AS n FROM project`)).toEqual([{ n: 0 }]);
+  });
+
   it('refuses a non-JSON body with 400 BAD_REQUEST', async () => {
     const res = await http.request('POST', '/api/agents', { body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(400);

@@ -1,5 +1,6 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError as ClassValidatorError } from '@nestjs/common';
 import { ValidationError, type FieldIssue } from '../errors/app-error.js';
+import { findNulCharacter, NUL_MESSAGE } from './nul-characters.js';
 
 function flatten(errors: ClassValidatorError[], prefix = ''): FieldIssue[] {
   const out: FieldIssue[] = [];
@@ -31,6 +32,7 @@ const options = (forbidUnknown: boolean) => ({
 /**
  * The global REST pipe: whitelist, transform, VALIDATION_ERROR with dotted `details`. Unknown body fields are
  * refused; unknown query parameters are dropped (cache-busters and tracking parameters must not break a page).
+ * A body or query string containing U+0000 is refused first, whatever the DTO (PostgreSQL cannot store it).
  */
 class RestValidationPipe extends ValidationPipe {
   private readonly queryPipe = new ValidationPipe(options(false));
@@ -40,6 +42,10 @@ class RestValidationPipe extends ValidationPipe {
   }
 
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const at = findNulCharacter(value);
+      if (at !== null) throw new ValidationError('Invalid input', [{ field: metadata.data ? (at ? `${metadata.data}.${at}` : metadata.data) : at, message: NUL_MESSAGE }]);
+    }
     return metadata.type === 'query' ? this.queryPipe.transform(value, metadata) : super.transform(value, metadata);
   }
 }
