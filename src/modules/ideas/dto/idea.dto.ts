@@ -1,11 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
 import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import { IsEntityUuid } from '../../../shared/validation/is-entity-uuid.js';
 import { IDEA_STATUSES } from '../domain/idea-input.js';
 
 // Shapes and types are checked here; text limits, reference rules and messages stay the service's (same as tools).
+
+/** May be omitted, but not null (IsOptional would let null through to a NOT NULL column; the tools refuse it too). */
+const Omittable = () => ValidateIf((_o: object, v: unknown) => v !== undefined);
 
 export class IdeaReferenceDto {
   @ApiProperty({ enum: ['docs', 'repo', 'issue_pr', 'paper_blog'] }) @IsString() type: string;
@@ -18,7 +21,7 @@ export class CreateIdeaDto {
   @ApiProperty({ maxLength: 200 }) @IsString() title: string;
   @ApiPropertyOptional({ maxLength: 100_000 }) @IsOptional() @IsString() content?: string;
   @ApiPropertyOptional({ format: 'uuid', description: 'An idea of the same project' }) @IsOptional() @IsEntityUuid() parentUuid?: string;
-  @ApiPropertyOptional({ description: 'A theme grouping other ideas' }) @IsOptional() @IsBoolean() isContainer?: boolean;
+  @ApiPropertyOptional({ description: 'A theme grouping other ideas' }) @Omittable() @IsBoolean() isContainer?: boolean;
   @ApiPropertyOptional({ type: [IdeaReferenceDto], maxItems: 10 })
   @IsOptional()
   @IsArray()
@@ -35,7 +38,7 @@ export class EditIdeaDto {
   @IsOptional()
   @IsEntityUuid()
   parentUuid?: string | null;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() isContainer?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() isContainer?: boolean;
 }
 
 export class MoveIdeaDto {
