@@ -1,9 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiQuery } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor, SessionOrKey } from '../../shared/auth/decorators.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { etagMatches } from './domain/notification-input.js';
+import { PREFERENCE_FIELDS } from './domain/notification-rules.js';
 import { NotificationService } from './notification.service.js';
 
 /**
@@ -43,6 +45,10 @@ export class NotificationController {
   constructor(private readonly notifications: NotificationService) {}
 
   @Get()
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 }, description: 'Clamped to 1-100' })
+  @ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
+  @ApiQuery({ name: 'unreadOnly', required: false, schema: { type: 'boolean' } })
+  @ApiQuery({ name: 'projectUuid', required: false, schema: { type: 'string', format: 'uuid' } })
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     const tag = await this.notifications.listTag(actor, query);
     if (!notModified(req, res, tag)) sendFresh(res, tag, await this.notifications.list(actor, query));
@@ -56,6 +62,7 @@ export class NotificationController {
 
   @Post('read-all')
   @HttpCode(200)
+  @ApiBody({ required: false, schema: { type: 'object', properties: { projectUuid: { type: 'string', format: 'uuid' } } } })
   readAll(@CurrentActor() actor: Actor, @Body() body: unknown) {
     return this.notifications.readAll(actor, body);
   }
@@ -66,6 +73,7 @@ export class NotificationController {
   }
 
   @Put('preferences')
+  @ApiBody({ schema: { type: 'object', description: 'Any subset of the twelve preference booleans', properties: Object.fromEntries(PREFERENCE_FIELDS.map((f) => [f, { type: 'boolean' }])) } })
   updatePreferences(@CurrentActor() actor: Actor, @Body() body: unknown) {
     return this.notifications.updatePreferences(actor, body);
   }

@@ -1,6 +1,7 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 
 export class LoginDto {
-  @IsString() @MaxLength(320) email: string;
-  @IsString() @MaxLength(1024) password: string;
+  @ApiProperty({ maxLength: 320, example: 'demo@example.com' }) @IsString() @MaxLength(320) email: string;
+  @ApiProperty({ maxLength: 1024 }) @IsString() @MaxLength(1024) password: string;
 }
