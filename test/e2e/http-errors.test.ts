@@ -49,6 +49,18 @@ describe('REST error envelope (e2e)', () => {
     expect(await app.db.dataSource.query(`SELECT count(*)::int AS n FROM project`)).toEqual([{ n: 0 }]);
   });
 
+  it('refuses unpaired UTF-16 surrogates with 400 VALIDATION_ERROR naming the field (jsonb refused them: was 500)', async () => {
+    const project = (await http.post('/api/projects', { name: 'Surrogates' })).body.data;
+    const res = await http.post(`/api/projects/${project.uuid}/documents`, { type: 'spec', title: '\ud800x', content: 'ok' });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { success: false, error: { code: 'VALIDATION_ERROR', message: 'Invalid input', details: [{ field: 'title', message: 'must be well-formed Unicode (no unpaired surrogates)' }] } },
+    });
+    const paired = await http.post(`/api/projects/${project.uuid}/documents`, { type: 'spec', title: 'Emoji 😀', content: 'ok' });
+    expect(paired.status).toBe(201);
+    expect(await app.db.dataSource.query(`SELECT title FROM document`)).toEqual([{ title: 'Emoji 😀' }]);
+  });
+
   it('refuses a non-JSON body with 400 BAD_REQUEST', async () => {
     const res = await http.request('POST', '/api/agents', { body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(400);

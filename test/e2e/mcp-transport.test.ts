@@ -121,12 +121,15 @@ describe('tool endpoint transport (e2e)', () => {
     expect(unknown.json).toEqual({ jsonrpc: '2.0', id: 10, error: { code: -32602, message: 'Unknown tool: svc_nope' } });
   });
 
-  it('refuses a NUL character in any string argument with VALIDATION_ERROR naming its path (PostgreSQL cannot store it: was 500)', async () => {
-    const res = await rpc(app.url, { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'svc_search', arguments: { query: 'a\u0000b' } } }, auth());
-    expect(res.json.result.isError).toBe(true);
-    expect(JSON.parse(res.json.result.content[0].text)).toEqual({
-      error: { code: 'VALIDATION_ERROR', message: 'Invalid arguments', details: [{ path: 'query', message: 'must not contain NUL (U+0000) characters' }] },
-    });
+  it('refuses text PostgreSQL cannot store (NUL, unpaired surrogates) in any string argument with VALIDATION_ERROR naming its path (was 500)', async () => {
+    for (const [query, message] of [
+      ['a\u0000b', 'must not contain NUL (U+0000) characters'],
+      ['\ud800x', 'must be well-formed Unicode (no unpaired surrogates)'],
+    ]) {
+      const res = await rpc(app.url, { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'svc_search', arguments: { query } } }, auth());
+      expect(res.json.result.isError).toBe(true);
+      expect(JSON.parse(res.json.result.content[0].text)).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'Invalid arguments', details: [{ path: 'query', message }] } });
+    }
   });
 
   it('answers 413 with a JSON-RPC body over 1 MiB', async () => {

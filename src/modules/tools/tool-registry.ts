@@ -7,7 +7,7 @@ import { ALL_PERMISSIONS, type Permission } from '../../shared/auth/permissions.
 import { AppError, isDatabaseUnavailable } from '../../shared/errors/app-error.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
-import { findNulCharacter, NUL_MESSAGE } from '../../shared/validation/nul-characters.js';
+import { findUnstorableText } from '../../shared/validation/storable-text.js';
 import { TOOL_RANK } from './catalogue.js';
 import { renderResult } from './tool-result.js';
 import { TOOL_METADATA, type ToolContext, type ToolHint, type ToolOptions } from './tool.decorator.js';
@@ -172,10 +172,10 @@ export class ToolRegistry implements OnModuleInit {
           details: parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
         });
       }
-      const nulAt = findNulCharacter(parsed.data);
-      if (nulAt !== null) {
+      const unstorable = findUnstorableText(parsed.data);
+      if (unstorable) {
         outcome = 'error';
-        return errorResult('VALIDATION_ERROR', 'Invalid arguments', { details: [{ path: nulAt, message: NUL_MESSAGE }] });
+        return errorResult('VALIDATION_ERROR', 'Invalid arguments', { details: [unstorable] });
       }
       const result = await tool.handler(parsed.data, ctx);
       return { content: [{ type: 'text', text: renderResult(result) }] };
