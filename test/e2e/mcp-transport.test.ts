@@ -105,6 +105,11 @@ describe('tool endpoint transport (e2e)', () => {
       const res = await rpc(app.url, { jsonrpc: '2.0', id, method, params }, auth());
       expect({ method, status: res.status, json: res.json }).toEqual({ method, status: 200, json: { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params' } } });
     }
+    // Task augmentation: no tasks capability (the SDK answered -32603 "Server does not support task creation").
+    for (const method of ['ping', 'tools/list']) {
+      const res = await rpc(app.url, { jsonrpc: '2.0', id: 5, method, params: { task: { ttl: 1000 } } }, auth());
+      expect(res.json).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32602, message: 'Invalid params: task-augmented requests are not supported' } });
+    }
   });
 
   it('answers a known tool called with non-object arguments with its VALIDATION_ERROR result (path ""), an unknown one with -32602', async () => {

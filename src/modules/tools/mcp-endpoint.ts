@@ -9,6 +9,7 @@ import {
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
+  isTaskAugmentedRequestParams,
   ListToolsRequestSchema,
   PingRequestSchema,
   type JSONRPCMessage,
@@ -193,6 +194,10 @@ export class McpEndpoint {
    */
   private async malformedParams(message: JSONRPCMessage, ctx: ToolContext): Promise<string | null> {
     if (!('method' in message) || !('id' in message)) return null;
+    // Task augmentation (`params.task`): the server declares no tasks capability, and the SDK would refuse it as -32603.
+    if (isTaskAugmentedRequestParams(message.params) && message.params.task !== undefined) {
+      return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: 'Invalid params: task-augmented requests are not supported' } });
+    }
     const schema = REQUEST_SCHEMAS.get(message.method);
     if (!schema || schema.safeParse(message).success) return null;
     const params = message.params as Record<string, unknown> | undefined;
