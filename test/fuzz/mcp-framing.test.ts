@@ -150,8 +150,8 @@ describe('fuzz: MCP JSON-RPC framing', () => {
             } else if (res.status === 200) {
               problems.push(...responseProblems(res.json, res.text));
               if (!String(res.headers['content-type']).startsWith('application/json')) problems.push(`content-type ${res.headers['content-type']}`);
-            } else if (req.path.split('?')[0] !== '/api/mcp' && !(res.json as { jsonrpc?: unknown } | undefined)?.jsonrpc) {
-              // A path next to the endpoint (`/api//mcp`, `/api/MCP`): an ordinary REST route answer.
+            } else if (req.path.split('?')[0] !== '/api/mcp' && res.status !== 202 && !(res.json as { jsonrpc?: unknown } | undefined)?.jsonrpc) {
+              // A path next to the endpoint (`/api//mcp`, `/api/MCP`) that the endpoint did not serve: a REST answer.
               problems.push(...restProblems({ ...req, path: '/api/other' }, res));
             } else {
               problems.push(...rpcEnvelopeProblems(res));
