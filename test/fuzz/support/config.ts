@@ -15,7 +15,7 @@ function intEnv(name: string, fallback: number): number {
 }
 
 export const FUZZ_SEED = intEnv('FUZZ_SEED', 20261122);
-export const FUZZ_RUNS = intEnv('FUZZ_RUNS', 60);
+export const FUZZ_RUNS = intEnv('FUZZ_RUNS', 100);
 export const FUZZ_REPORT = process.env.FUZZ_REPORT === '1';
 
 /** Per request: an answer must start within this many milliseconds (a hang fails the case). */
