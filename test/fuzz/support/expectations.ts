@@ -63,8 +63,10 @@ export function restProblems(req: RawRequest, res: RawResponse): string[] {
     if (res.status !== 200) out.push(`event stream with status ${res.status}`);
     return out;
   }
-  if (/^\/api\/events(\/|$|\?)/.test(p) && res.status === 401) {
-    if (res.text !== 'Unauthorized') out.push(`SSE 401 body ${JSON.stringify(res.text.slice(0, 100))}`);
+  // The SSE streams answer in plain text (platform.md §2.4, §6.2): 401 `Unauthorized`, 400 `Invalid projectUuid`.
+  if (/^\/api\/events(\/|$|\?)/.test(p) && req.method === 'GET' && (res.status === 401 || res.status === 400)) {
+    const expected = res.status === 401 ? 'Unauthorized' : 'Invalid projectUuid';
+    if (res.text !== expected || !String(res.headers['content-type']).startsWith('text/plain')) out.push(`SSE ${res.status} body ${JSON.stringify(res.text.slice(0, 100))} (expected plain text ${expected})`);
     return out;
   }
   if (req.method === 'HEAD') return out;
