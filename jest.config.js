@@ -38,6 +38,14 @@ export default {
       globalSetup: '<rootDir>/test/utils/global-setup.ts',
       globalTeardown: '<rootDir>/test/utils/global-teardown.ts',
     },
+    {
+      // Input fuzzing against the real service (README.md "Fuzzing"): FUZZ_SEED, FUZZ_RUNS.
+      ...common,
+      displayName: 'fuzz',
+      testMatch: ['<rootDir>/test/fuzz/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/utils/global-setup.ts',
+      globalTeardown: '<rootDir>/test/utils/global-teardown.ts',
+    },
   ],
   testTimeout: 30000,
 };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { HttpClient } from '../utils/http.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
@@ -20,6 +21,44 @@ describe('REST error envelope (e2e)', () => {
     const res = await http.request('POST', '/api/agents', { body: '{"name":', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: { code: 'BAD_REQUEST', message: 'Invalid JSON body' } });
+  });
+
+  it('refuses a body nested deeper than 64 levels with 400 BAD_REQUEST instead of overflowing the stack (500)', async () => {
+    const nested = (depth: number): string => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
+    for (const depth of [65, 20_000]) {
+      const res = await http.request('PATCH', `/api/tasks/${randomUUID()}`, { body: `{"title":"x","extra":${nested(depth - 1)}}`, headers: { 'content-type': 'application/json' } });
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 400,
+        body: { success: false, error: { code: 'BAD_REQUEST', message: 'JSON body is nested too deeply (at most 64 levels)' } },
+      });
+    }
+    // 64 levels still reach validation (here: the unknown field is refused).
+    const ok = await http.request('PATCH', `/api/tasks/${randomUUID()}`, { body: `{"title":"x","extra":${nested(63)}}`, headers: { 'content-type': 'application/json' } });
+    expect(ok.status).toBe(400);
+    expect(ok.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('refuses a NUL character in a body or query string with 400 VALIDATION_ERROR naming the field (PostgreSQL cannot store it: was 500)', async () => {
+    const nul = { code: 'VALIDATION_ERROR', message: 'Invalid input' };
+    const login = await new HttpClient(app.url).post('/api/auth/login', { email: 'a\u0000b@example.test', password: 'whatever-123' });
+    expect({ status: login.status, body: login.body }).toEqual({ status: 400, body: { success: false, error: { ...nul, details: [{ field: 'email', message: 'must not contain NUL (U+0000) characters' }] } } });
+    const project = await http.post('/api/projects', { name: 'ok', description: 'x\u0000y' });
+    expect({ status: project.status, body: project.body }).toEqual({ status: 400, body: { success: false, error: { ...nul, details: [{ field: 'description', message: 'must not contain NUL (U+0000) characters' }] } } });
+    const search = await http.get('/api/search?q=a%00b');
+    expect({ status: search.status, body: search.body }).toEqual({ status: 400, body: { success: false, error: { ...nul, details: [{ field: 'q', message: 'must not contain NUL (U+0000) characters' }] } } });
+    expect(await app.db.dataSource.query(`SELECT count(*)::int AS n FROM project`)).toEqual([{ n: 0 }]);
+  });
+
+  it('refuses unpaired UTF-16 surrogates with 400 VALIDATION_ERROR naming the field (jsonb refused them: was 500)', async () => {
+    const project = (await http.post('/api/projects', { name: 'Surrogates' })).body.data;
+    const res = await http.post(`/api/projects/${project.uuid}/documents`, { type: 'spec', title: '\ud800x', content: 'ok' });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { success: false, error: { code: 'VALIDATION_ERROR', message: 'Invalid input', details: [{ field: 'title', message: 'must be well-formed Unicode (no unpaired surrogates)' }] } },
+    });
+    const paired = await http.post(`/api/projects/${project.uuid}/documents`, { type: 'spec', title: 'Emoji 😀', content: 'ok' });
+    expect(paired.status).toBe(201);
+    expect(await app.db.dataSource.query(`SELECT title FROM document`)).toEqual([{ title: 'Emoji 😀' }]);
   });
 
   it('refuses a non-JSON body with 400 BAD_REQUEST', async () => {

@@ -69,6 +69,74 @@ describe('tool endpoint transport (e2e)', () => {
     expect(shapeless.json.error.code).toBe(-32600);
   });
 
+  it('answers a body nested thousands of levels deep with 400 -32700, not 500', async () => {
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const res = await rpc(app.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_checkin","arguments":{"x":${deep}}}}`, auth());
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'JSON body is nested too deeply (at most 64 levels)' }, id: null });
+  });
+
+  it('answers a message the SDK would drop unanswered with 400 -32600 at once instead of hanging', async () => {
+    const dropped = [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', result: {} },
+      { jsonrpc: '2.0', id: 2, method: 'ping', error: { code: -32000, message: 'x' } },
+      { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+      { jsonrpc: '2.0', id: 3, method: 'ping', params: { _meta: 5 } },
+      { jsonrpc: '2.0', id: 4, method: 'tools/list', stray: true },
+    ];
+    for (const body of dropped) {
+      const res = await fetch(`${app.url}/api/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth() },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(5_000),
+      });
+      expect({ body, status: res.status, json: await res.json() }).toEqual({ body, status: 400, json: { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null } });
+    }
+  });
+
+  it('answers params its method refuses with -32602 "Invalid params", never -32603 with the validator\'s dump', async () => {
+    for (const [id, method, params] of [
+      [1, 'tools/call', {}],
+      [2, 'tools/call', { name: 5 }],
+      [3, 'initialize', {}],
+      [4, 'tools/list', { cursor: 5 }],
+    ] as const) {
+      const res = await rpc(app.url, { jsonrpc: '2.0', id, method, params }, auth());
+      expect({ method, status: res.status, json: res.json }).toEqual({ method, status: 200, json: { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params' } } });
+    }
+    // Task augmentation: no tasks capability (the SDK answered -32603 "Server does not support task creation").
+    for (const method of ['ping', 'tools/list']) {
+      const res = await rpc(app.url, { jsonrpc: '2.0', id: 5, method, params: { task: { ttl: 1000 } } }, auth());
+      expect(res.json).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32602, message: 'Invalid params: task-augmented requests are not supported' } });
+    }
+  });
+
+  it('answers a known tool called with non-object arguments with its VALIDATION_ERROR result (path ""), an unknown one with -32602', async () => {
+    for (const args of ['x', null, [], 5]) {
+      const res = await rpc(app.url, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'svc_list_projects', arguments: args } }, auth());
+      expect(res.status).toBe(200);
+      expect(res.json.id).toBe(9);
+      expect(res.json.result.isError).toBe(true);
+      expect(JSON.parse(res.json.result.content[0].text)).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: 'Invalid arguments', details: [{ path: '', message: expect.any(String) }] },
+      });
+    }
+    const unknown = await rpc(app.url, { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'svc_nope', arguments: 'x' } }, auth());
+    expect(unknown.json).toEqual({ jsonrpc: '2.0', id: 10, error: { code: -32602, message: 'Unknown tool: svc_nope' } });
+  });
+
+  it('refuses text PostgreSQL cannot store (NUL, unpaired surrogates) in any string argument with VALIDATION_ERROR naming its path (was 500)', async () => {
+    for (const [query, message] of [
+      ['a\u0000b', 'must not contain NUL (U+0000) characters'],
+      ['\ud800x', 'must be well-formed Unicode (no unpaired surrogates)'],
+    ]) {
+      const res = await rpc(app.url, { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'svc_search', arguments: { query } } }, auth());
+      expect(res.json.result.isError).toBe(true);
+      expect(JSON.parse(res.json.result.content[0].text)).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'Invalid arguments', details: [{ path: 'query', message }] } });
+    }
+  });
+
   it('answers 413 with a JSON-RPC body over 1 MiB', async () => {
     const res = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: { pad: 'x'.repeat(1.1 * 1024 * 1024) } } }, auth());
     expect(res.status).toBe(413);

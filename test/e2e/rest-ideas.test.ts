@@ -115,6 +115,7 @@ describe('REST ideas and elaboration (e2e)', () => {
       expectValidation(await w.a.http.post(url, {}), 'title');
       expectValidation(await w.a.http.post(url, { title: '  ' }), 'title');
       expectValidation(await w.a.http.post(url, { title: 'X', isContainer: 'yes' }), 'isContainer');
+      expectValidation(await w.a.http.post(url, { title: 'X', isContainer: null }), 'isContainer');
       expectValidation(await w.a.http.post(url, { title: 'X', parentUuid: 'x' }), 'parentUuid');
       expectValidation(await w.a.http.post(url, { title: 'X', references: [{ type: 'docs', url: 'https://a.test', title: 'T', extra: 1 }] }), 'references.0.extra');
       expectError(await w.a.http.post(url, { title: 'X', references: [{ type: 'docs', url: 'ftp://a.test', title: 'T' }] }), 400, 'VALIDATION_ERROR', 'URL must start with http:// or https://');
@@ -188,6 +189,9 @@ describe('REST ideas and elaboration (e2e)', () => {
       expectValidation(await w.a.http.patch(url, { title: '' }), 'title');
       expectValidation(await w.a.http.patch(url, { content: 5 }), 'content');
       expectValidation(await w.a.http.patch(url, { status: 'elaborated' }), 'status');
+      // null is not "omitted": it reached the NOT NULL column as a 500 (found by the fuzz suite)
+      expectValidation(await w.a.http.patch(url, { isContainer: null }), 'isContainer');
+      expectValidation(await w.a.http.patch(url, { title: 'Renamed', isContainer: null }), 'isContainer');
       expectError(await w.a.http.patch(url, { parentUuid: parent.uuid }), 400, 'VALIDATION_ERROR', 'An idea cannot be its own parent');
       expectError(await w.a.http.patch(url, { parentUuid: idea.uuid }), 400, 'VALIDATION_ERROR', 'Setting this parent would create a cycle');
       expectError(await w.a.http.patch(url, { parentUuid: elsewhere.uuid }), 400, 'VALIDATION_ERROR', 'Parent idea must be in the same project');

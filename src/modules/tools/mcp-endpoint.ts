@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  isTaskAugmentedRequestParams,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
@@ -25,6 +37,18 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** A serialized answer: a string, or chunks written as one (the cached catalogue is not copied per request). */
 export type Body = string | Buffer[];
 
+/**
+ * The request schemas of the methods the per-request server answers. The SDK parses a request against its schema
+ * inside the handler and reports a violation as -32603 "Internal error" with the validator's dump as the message;
+ * `dispatch` checks first and answers -32602 "Invalid params" instead (platform.md §4, JSON-RPC 2.0).
+ */
+const REQUEST_SCHEMAS = new Map<string, { safeParse(v: unknown): { success: boolean } }>([
+  ['tools/call', CallToolRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+]);
+
 /** Stands for the cached catalogue JSON while the rest of a tools/list answer is serialized. */
 const TOOLS_PLACEHOLDER = 'svc-cached-tools-5b0f6c1e-3d2a-4e8b-9c71-0a4f2d6e8b13';
 
@@ -32,15 +56,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A JSON-RPC message exactly as the SDK's Protocol classifies it (its schemas are strict: a request carrying a
+ * `result`, an integer-less id or a stray member is none of the four kinds). Anything else is refused up front:
+ * the Protocol would only report it to `onerror` and never answer, leaving the HTTP request hanging.
+ */
 function isJsonRpcMessage(body: unknown): body is JSONRPCMessage {
-  if (!isPlainObject(body)) return false;
-  if (body.jsonrpc !== '2.0') return false;
-  if ('method' in body) {
-    if (typeof body.method !== 'string') return false;
-    if ('id' in body && typeof body.id !== 'string' && typeof body.id !== 'number') return false;
-    return body.params === undefined || (typeof body.params === 'object' && body.params !== null);
-  }
-  return 'id' in body && ('result' in body || 'error' in body);
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0') return false;
+  return isJSONRPCRequest(body) || isJSONRPCNotification(body) || isJSONRPCResultResponse(body) || isJSONRPCErrorResponse(body);
 }
 
 /**
@@ -171,15 +194,46 @@ export class McpEndpoint {
 
   /** The serialized JSON-RPC answer to one message, or null for a notification or response (HTTP 202). */
   async dispatch(message: JSONRPCMessage, ctx: ToolContext): Promise<Body | null> {
+    const malformed = await this.malformedParams(message, ctx);
+    if (malformed !== null) return malformed;
     // Every request, including tools/list and tools/call, is served by a fresh low-level SDK server bound to the
     // caller (service-spec "Tool endpoint" 1); what is prepared once is the registry it reads from.
     return this.viaSdk(message, ctx);
   }
 
+  /**
+   * The answer to a request whose params its method's schema refuses, or null when they are fine. A `tools/call` of
+   * a tool the caller holds whose `arguments` is not an object is a call with invalid arguments: the tool's
+   * VALIDATION_ERROR result (tools.md §1.4), not a JSON-RPC error.
+   */
+  private async malformedParams(message: JSONRPCMessage, ctx: ToolContext): Promise<string | null> {
+    if (!('method' in message) || !('id' in message)) return null;
+    // Task augmentation (`params.task`): the server declares no tasks capability, and the SDK would refuse it as -32603.
+    if (isTaskAugmentedRequestParams(message.params) && message.params.task !== undefined) {
+      return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: 'Invalid params: task-augmented requests are not supported' } });
+    }
+    const schema = REQUEST_SCHEMAS.get(message.method);
+    if (!schema || schema.safeParse(message).success) return null;
+    const params = message.params as Record<string, unknown> | undefined;
+    if (message.method === 'tools/call' && isPlainObject(params) && typeof params.name === 'string' && !isPlainObject(params.arguments)) {
+      try {
+        const result = await this.registry.call(this.registry.find(params.name, ctx.actor.permissions), params.arguments, ctx);
+        return JSON.stringify({ jsonrpc: '2.0', id: message.id, result });
+      } catch (err) {
+        if (!(err instanceof UnknownToolError)) throw err;
+        return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: err.message } });
+      }
+    }
+    return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: 'Invalid params' } });
+  }
+
   /** The SDK's own handling, for everything the fast paths leave alone (and as their reference in tests). */
   async viaSdk(message: JSONRPCMessage, ctx: ToolContext): Promise<string | null> {
     const transport = new SingleRequestTransport();
-    await this.createServer(ctx).connect(transport);
+    const server = this.createServer(ctx);
+    await server.connect(transport);
+    // Whatever the Protocol drops instead of answering ends the request as an error rather than leaving it open.
+    server.onerror = (err) => transport.abandon(err);
     // The server is dropped, not closed: close() only aborts handlers that already answered and builds a
     // "Connection closed" error with a stack trace for nobody (~5 % of a request's CPU).
     const response = await transport.dispatch(message);

@@ -10,6 +10,7 @@ export class SingleRequestTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private resolveResponse: ((m: JSONRPCMessage) => void) | null = null;
+  private rejectResponse: ((err: Error) => void) | null = null;
 
   async start(): Promise<void> {}
 
@@ -17,6 +18,7 @@ export class SingleRequestTransport implements Transport {
     if (this.resolveResponse && ('result' in message || 'error' in message)) {
       const resolve = this.resolveResponse;
       this.resolveResponse = null;
+      this.rejectResponse = null;
       resolve(message);
     }
   }
@@ -31,9 +33,19 @@ export class SingleRequestTransport implements Transport {
       this.onmessage?.(message);
       return Promise.resolve(null);
     }
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       this.resolveResponse = resolve;
+      this.rejectResponse = reject;
       this.onmessage?.(message);
     });
+  }
+
+  /** The server gave up on the pending request without answering it: fail it instead of waiting forever. */
+  abandon(err: Error): void {
+    const reject = this.rejectResponse;
+    if (!reject) return;
+    this.resolveResponse = null;
+    this.rejectResponse = null;
+    reject(err);
   }
 }

@@ -7,6 +7,7 @@ import { ALL_PERMISSIONS, type Permission } from '../../shared/auth/permissions.
 import { AppError, isDatabaseUnavailable } from '../../shared/errors/app-error.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
+import { findUnstorableText } from '../../shared/validation/storable-text.js';
 import { TOOL_RANK } from './catalogue.js';
 import { renderResult } from './tool-result.js';
 import { TOOL_METADATA, type ToolContext, type ToolHint, type ToolOptions } from './tool.decorator.js';
@@ -164,12 +165,17 @@ export class ToolRegistry implements OnModuleInit {
         outcome = 'unknown_tool';
         throw new UnknownToolError(tool.name);
       }
-      const parsed = tool.schema.safeParse(rawArgs ?? {});
+      const parsed = tool.schema.safeParse(rawArgs === undefined ? {} : rawArgs);
       if (!parsed.success) {
         outcome = 'error';
         return errorResult('VALIDATION_ERROR', 'Invalid arguments', {
           details: parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
         });
+      }
+      const unstorable = findUnstorableText(parsed.data);
+      if (unstorable) {
+        outcome = 'error';
+        return errorResult('VALIDATION_ERROR', 'Invalid arguments', { details: [unstorable] });
       }
       const result = await tool.handler(parsed.data, ctx);
       return { content: [{ type: 'text', text: renderResult(result) }] };

@@ -3,6 +3,13 @@ import { BadRequestError } from '../errors/app-error.js';
 
 export const BODY_LIMIT = '1mb';
 
+/**
+ * Deepest nesting of arrays/objects a JSON body may have. JSON.parse accepts any depth, but the recursive layers
+ * after it (class-transformer, class-validator, schema validation) overflow the stack on a body nested a few
+ * thousand levels deep; no input of the API nests more than a handful of levels.
+ */
+export const MAX_JSON_DEPTH = 64;
+
 const jsonParser = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], strict: false });
 
 function hasBody(req: Request): boolean {
@@ -10,9 +17,21 @@ function hasBody(req: Request): boolean {
   return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
+/** True when `value` nests arrays/objects deeper than `max` levels (iterative: safe on any depth). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
- * JSON bodies up to 1 MiB. REST routes refuse a body that is not JSON (400 BAD_REQUEST) instead of silently
- * ignoring it; the tool endpoint does its own content-type negotiation (415).
+ * JSON bodies up to 1 MiB and MAX_JSON_DEPTH levels. REST routes refuse a body that is not JSON (400 BAD_REQUEST)
+ * instead of silently ignoring it; the tool endpoint does its own content-type negotiation (415).
  */
 export function jsonBody() {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -21,6 +40,12 @@ export function jsonBody() {
       next(new BadRequestError('Request body must be JSON (Content-Type: application/json)'));
       return;
     }
-    jsonParser(req, res, next);
+    jsonParser(req, res, (err?: unknown) => {
+      if (err === undefined && nestedDeeperThan(req.body, MAX_JSON_DEPTH)) {
+        next(new BadRequestError(`JSON body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`));
+        return;
+      }
+      next(err);
+    });
   };
 }

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { IsEntityUuid } from './is-entity-uuid.js';
 import { IsEntityUuidList } from './is-entity-uuid-list.js';
 
@@ -13,9 +13,9 @@ import { IsEntityUuidList } from './is-entity-uuid-list.js';
  * same message the equivalent tool gives (text rules of domain.md §1, counted in characters after trimming).
  */
 export interface FieldOptions {
-  /** Absent (or null) is allowed. */
+  /** The field may be omitted. */
   optional?: boolean;
-  /** null is a meaningful value (e.g. "clear"); implies nothing about optional. */
+  /** null is accepted (e.g. "clear", "default"); without it an optional field may be omitted but not null. */
   nullable?: boolean;
   description?: string;
   example?: unknown;
@@ -37,7 +37,14 @@ function property(o: FieldOptions, schema: ApiPropertyOptions): PropertyDecorato
  */
 const stack = (...decorators: PropertyDecorator[]): PropertyDecorator => applyDecorators(...decorators.reverse());
 
-const optional = (o: FieldOptions): PropertyDecorator[] => (o.optional ? [IsOptional()] : []);
+/**
+ * `optional` without `nullable`: the field may be omitted, but null is refused by the field's own check (IsOptional
+ * alone would let null through to the service and on to a NOT NULL column; the tools refuse it too).
+ */
+const optional = (o: FieldOptions): PropertyDecorator[] => {
+  if (!o.optional) return [];
+  return o.nullable ? [IsOptional()] : [ValidateIf((_target: object, value: unknown) => value !== undefined)];
+};
 const checked = (o: FieldOptions): boolean => o.limits !== 'service';
 
 /**

@@ -1,5 +1,6 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError as ClassValidatorError } from '@nestjs/common';
 import { ValidationError, type FieldIssue } from '../errors/app-error.js';
+import { findUnstorableText } from './storable-text.js';
 
 function flatten(errors: ClassValidatorError[], prefix = ''): FieldIssue[] {
   const out: FieldIssue[] = [];
@@ -31,6 +32,7 @@ const options = (forbidUnknown: boolean) => ({
 /**
  * The global REST pipe: whitelist, transform, VALIDATION_ERROR with dotted `details`. Unknown body fields are
  * refused; unknown query parameters are dropped (cache-busters and tracking parameters must not break a page).
+ * A body or query string PostgreSQL cannot store (U+0000, unpaired surrogates) is refused first, whatever the DTO.
  */
 class RestValidationPipe extends ValidationPipe {
   private readonly queryPipe = new ValidationPipe(options(false));
@@ -40,6 +42,10 @@ class RestValidationPipe extends ValidationPipe {
   }
 
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const bad = findUnstorableText(value);
+      if (bad) throw new ValidationError('Invalid input', [{ field: metadata.data ? (bad.path ? `${metadata.data}.${bad.path}` : metadata.data) : bad.path, message: bad.message }]);
+    }
     return metadata.type === 'query' ? this.queryPipe.transform(value, metadata) : super.transform(value, metadata);
   }
 }
