@@ -8,6 +8,10 @@ export type StreamKind = 'changes' | 'notifications';
 /** A client whose unsent buffer passes this is disconnected (platform.md §6.2). */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 
+/** Pacing of flushes (see SseHub): the pause after a flush is this many times its duration, capped. */
+export const FLUSH_GAP_FACTOR = 3;
+export const MAX_FLUSH_GAP_MS = 50;
+
 const CONNECTED = Buffer.from(': connected\n\n');
 const HEARTBEAT = Buffer.from(': heartbeat\n\n');
 
@@ -40,11 +44,14 @@ interface CompanyIndex {
  * touches the connections it is for; each frame is serialized once and the same Buffer is written to every socket.
  * One shared ticker writes heartbeats; there is no per-connection timer or bus listener.
  *
- * Frames are queued per subscriber and flushed at the end of the current event-loop turn (setImmediate), one write
- * per socket for all its queued frames. Idle, nothing waits (the turn ends at once). Under load the fan-out — one
- * socket write per connection per event, mostly kernel time — is what fills the event loop at a few thousand streams
- * (`npm run bench:soak`); while it is busy, commits pile up and their events then leave together, so the cost per
- * event falls as the load rises instead of the loop falling behind.
+ * Frames are queued per subscriber set (a subscriber belongs to exactly one set: its company's unfiltered streams,
+ * one project's, or one recipient's) and flushed together: each set's queued frames are joined into one Buffer and
+ * written once to each of its sockets, so queuing costs nothing per connection and a burst reaches each socket in
+ * one write. The fan-out — one socket write per connection per flush, mostly kernel time — is what fills the event
+ * loop at a few thousand streams (`npm run bench:soak`). So flushes are paced by their own cost: idle, a flush runs at
+ * the end of the current event-loop turn (setImmediate); after a flush that took `d` ms the next one waits until
+ * `FLUSH_GAP_FACTOR × d` ms (at most `MAX_FLUSH_GAP_MS`) have passed, so the fan-out takes at most about a quarter of
+ * the loop, requests keep the rest, and under load each write carries more frames.
  */
 export class SseHub {
   private readonly companies = new Map<string, CompanyIndex>();
@@ -53,9 +60,11 @@ export class SseHub {
   private ticker: NodeJS.Timeout | null = null;
   private readonly unsubscribeBus: Array<() => void>;
   private closed = false;
-  /** Frames not yet written, per subscriber, in publication order; flushed once per event-loop turn. */
-  private outbox = new Map<Subscriber, Buffer[]>();
-  private flushing: NodeJS.Immediate | null = null;
+  /** Frames not yet written, per subscriber set, in publication order. */
+  private pending = new Map<Set<Subscriber>, Buffer[]>();
+  private flushing: { immediate: NodeJS.Immediate } | { timeout: NodeJS.Timeout } | null = null;
+  /** `performance.now()` before which the next flush does not start (pacing, see the class comment). */
+  private nextFlushAt = 0;
 
   constructor(
     bus: EventBus,
@@ -113,7 +122,6 @@ export class SseHub {
     if (sub.closed) return;
     sub.closed = true;
     this.subscribers.delete(sub);
-    this.outbox.delete(sub);
     if (sub.kind === 'changes') {
       const index = this.companies.get(sub.key);
       if (index) {
@@ -147,8 +155,8 @@ export class SseHub {
   close(): void {
     this.closed = true;
     this.endAll();
-    if (this.flushing) clearImmediate(this.flushing);
-    this.flushing = null;
+    this.cancelFlush();
+    this.pending.clear();
     for (const off of this.unsubscribeBus) off();
   }
 
@@ -182,25 +190,39 @@ export class SseHub {
     if (n) this.metrics.eventsDelivered.inc({ stream: 'notifications' }, n);
   }
 
-  /** Queues `frame` for every open subscriber of `set`; returns how many. */
+  /** Queues `frame` for every subscriber of `set` (all of them open: closed ones leave their set); returns how many. */
   private writeAll(set: Set<Subscriber>, frame: Buffer): number {
-    let n = 0;
-    for (const sub of set) {
-      if (sub.closed || sub.res.writableEnded || sub.res.destroyed) continue;
-      const queued = this.outbox.get(sub);
-      if (queued) queued.push(frame);
-      else this.outbox.set(sub, [frame]);
-      n++;
-    }
-    if (n && !this.flushing) this.flushing = setImmediate(() => this.flush());
-    return n;
+    if (set.size === 0) return 0;
+    const queued = this.pending.get(set);
+    if (queued) queued.push(frame);
+    else this.pending.set(set, [frame]);
+    this.scheduleFlush();
+    return set.size;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing) return;
+    const wait = this.nextFlushAt - performance.now();
+    this.flushing = wait >= 1 ? { timeout: setTimeout(() => this.flush(), wait) } : { immediate: setImmediate(() => this.flush()) };
+  }
+
+  private cancelFlush(): void {
+    if (this.flushing && 'timeout' in this.flushing) clearTimeout(this.flushing.timeout);
+    else if (this.flushing) clearImmediate(this.flushing.immediate);
+    this.flushing = null;
   }
 
   private flush(): void {
     this.flushing = null;
-    const outbox = this.outbox;
-    this.outbox = new Map();
-    for (const [sub, frames] of outbox) this.write(sub, frames.length === 1 ? frames[0] : Buffer.concat(frames));
+    const pending = this.pending;
+    this.pending = new Map();
+    const started = performance.now();
+    for (const [set, frames] of pending) {
+      const chunk = frames.length === 1 ? frames[0] : Buffer.concat(frames);
+      for (const sub of set) this.write(sub, chunk);
+    }
+    const spent = performance.now() - started;
+    this.nextFlushAt = started + spent + Math.min(MAX_FLUSH_GAP_MS, spent * FLUSH_GAP_FACTOR);
   }
 
   private write(sub: Subscriber, chunk: Buffer): boolean {
