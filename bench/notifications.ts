@@ -24,6 +24,12 @@ const RECIPIENTS = 1000;
 const HOT_EVERY = 100; // every 100th row belongs to the hot recipient: 10,000 of 1,000,000
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
 const WARMUP = 200;
+/**
+ * Requests sent round-robin over every case (plain and conditional) before anything is measured: the figures are
+ * those of a server in its steady state (JIT-compiled code, grown heap), as a long-running instance is. Without it
+ * the first cases measured carry the process's warm-up in their tails. BENCH_GLOBAL_WARMUP overrides (0 = none).
+ */
+const GLOBAL_WARMUP = Number(process.env.BENCH_GLOBAL_WARMUP ?? 5000);
 const TARGETS = { listP99Ms: 10, countP99Ms: 5, notModifiedP99Ms: 2 };
 
 const round = (x: number): number => Math.round(x * 1000) / 1000;
@@ -151,6 +157,15 @@ async function main(): Promise<void> {
       ['unreadCount', '/api/notifications/unread-count', TARGETS.countP99Ms],
     ];
     const figures: Record<string, Figures & { targetP99: number; ok: boolean }> = {};
+    const warmupPaths = ['/api/auth/me', ...cases.map(([, path]) => path)];
+    const tags = new Map<string, string>();
+    for (let i = 0; i < GLOBAL_WARMUP; i++) {
+      const path = warmupPaths[i % warmupPaths.length];
+      const conditional = Math.floor(i / warmupPaths.length) % 2 === 1 && tags.has(path);
+      const r = await request(server.url, 'GET', path, { ...auth, ...(conditional ? { 'if-none-match': tags.get(path)! } : {}) });
+      if (r.headers.etag) tags.set(path, String(r.headers.etag));
+    }
+    console.log(`\n${GLOBAL_WARMUP} warm-up requests over all cases first (BENCH_GLOBAL_WARMUP).`);
     console.log(`\nHTTP round trip and server time (access log), ${ITERATIONS} sequential requests per case after ${WARMUP} warm-up (ms); load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs:`);
     // Baseline: the cheapest authenticated route (session lookup, envelope), the floor of every case below.
     const baseline = await measure('baseline', server.url, '/api/auth/me', auth, 200);
@@ -192,6 +207,7 @@ async function main(): Promise<void> {
         recipients: RECIPIENTS,
         hot: { rows: total, unread, projects },
         iterations: ITERATIONS,
+        globalWarmup: GLOBAL_WARMUP,
         loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100),
         cpus: os.cpus().length,
         baselineAuthMe: baseline,
