@@ -115,13 +115,15 @@ export async function startService(
   express.set('etag', false);
   // The first layer of all: every answer carries the security headers, /api/docs and /api/mcp included.
   app.use(securityHeaders(config));
-  const global = [requestLogging(logger, metrics), corsMiddleware(config.corsOrigins), jsonBody()];
+  const global = [requestLogging(logger, metrics), corsMiddleware(config.corsOrigins)];
+  const parseJson = jsonBody();
   // `POST /api/mcp` skips the router: its first layer runs the same global middlewares (request id, access log and
-  // latency metric, CORS, body parsing — whose errors still reach the exception filter) and then McpEndpoint, which
-  // answers everything else itself (BENCHMARKS.md "MCP"). Nest's routes are added later, at listen().
-  app.use('/api/mcp', app.get(McpEndpoint).middleware(global));
+  // latency metric, CORS) and then McpEndpoint, which authenticates first, then parses the body with the same parser
+  // (whose errors still reach the exception filter) and answers everything else itself (BENCHMARKS.md "MCP"). Nest's
+  // routes are added later, at listen().
+  app.use('/api/mcp', app.get(McpEndpoint).middleware(global, parseJson));
   setupOpenApi(app);
-  for (const middleware of global) app.use(middleware);
+  for (const middleware of [...global, parseJson]) app.use(middleware);
   const drain = new ConnectionDrain(app.getHttpServer() as Server);
   await app.listen(config.port, config.host);
   lifecycle.started = true;

@@ -39,6 +39,27 @@ describe('tool endpoint transport (e2e)', () => {
     expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Missing or invalid API key' }, id: null });
   });
 
+  it('authenticates before it reads the body: no key answers 401 even for malformed, too deep or too large bodies', async () => {
+    const bodies = ['{"jsonrpc": "2.0", "id": 1, "method": ', '['.repeat(100) + ']'.repeat(100), JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1_100_000) } })];
+    for (const body of bodies) {
+      const res = await fetch(`${app.url}/api/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body,
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Missing or invalid API key' }, id: null });
+    }
+    // With a key the same malformed body is the parse error, as before.
+    const parsed = await fetch(`${app.url}/api/mcp`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: bodies[0],
+    });
+    expect(parsed.status).toBe(400);
+    expect(((await parsed.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
   it('answers GET and DELETE with 405, Allow: POST and a JSON-RPC body', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${app.url}/api/mcp`, { method, headers: auth() });

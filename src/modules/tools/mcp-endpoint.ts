@@ -101,7 +101,7 @@ export class McpEndpoint {
    * layers; an error from `before` goes on to the application's error handling (the exception filter). Anything
    * else passes through untouched to the regular stack.
    */
-  middleware(before: RequestHandler[] = []): (req: Request, res: Response, next: NextFunction) => void {
+  middleware(before: RequestHandler[] = [], parseBody?: RequestHandler): (req: Request, res: Response, next: NextFunction) => void {
     return (req, res, next) => {
       if (req.method !== 'POST' || req.path !== '/') {
         next();
@@ -115,7 +115,7 @@ export class McpEndpoint {
         }
         const handler = before[i++];
         if (!handler) {
-          void this.handle(req, res);
+          void this.handle(req, res, parseBody, next);
           return;
         }
         try {
@@ -128,16 +128,21 @@ export class McpEndpoint {
     };
   }
 
-  /** Never rejects: every failure becomes a JSON-RPC error answer. */
-  async handle(req: Request, res: Response): Promise<void> {
+  /**
+   * Never rejects: every failure becomes a JSON-RPC error answer. `parseBody` (the JSON body parser) runs only once
+   * the caller is authenticated and the media types are right — authentication comes before everything else
+   * (platform.md §4) — and its errors (malformed JSON, too deep, too large) go to `next`, the application's error
+   * handling, as on every other route.
+   */
+  async handle(req: Request, res: Response, parseBody?: RequestHandler, next?: NextFunction): Promise<void> {
     try {
-      await this.serve(req, res);
+      await this.serve(req, res, parseBody, next);
     } catch (err) {
       this.fail(res, err);
     }
   }
 
-  private async serve(req: Request, res: Response): Promise<void> {
+  private async serve(req: Request, res: Response, parseBody?: RequestHandler, next?: NextFunction): Promise<void> {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     const auth = bearer ? await this.credentials.resolveApiKey(bearer[1]) : null;
     if (!auth) {
@@ -163,6 +168,14 @@ export class McpEndpoint {
     if (!req.is('application/json')) {
       rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
       return;
+    }
+    if (parseBody) {
+      const parseError = await new Promise<unknown>((resolve) => void parseBody(req, res, resolve));
+      if (parseError) {
+        if (next) next(parseError);
+        else throw parseError;
+        return;
+      }
     }
     const body: unknown = req.body;
     if (Array.isArray(body)) {
