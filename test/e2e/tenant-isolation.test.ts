@@ -497,6 +497,15 @@ function toolCases(A: Tenant, B: Tenant): ToolCase[] {
   ];
 }
 
+/** What the cases missed of the required routes/tools and their uuid fields, and what they covered that is unknown. */
+function coverageGaps(required: Map<string, Set<string>>, covered: Map<string, Set<string>>) {
+  return {
+    uncovered: [...required.keys()].filter((k) => !covered.has(k)),
+    uncoveredFields: [...required].flatMap(([k, fields]) => [...fields].filter((f) => !covered.get(k)?.has(f)).map((f) => `${k} ${f}`)),
+    unknown: [...covered.keys()].filter((k) => !required.has(k)),
+  };
+}
+
 describe('tenant isolation matrix', () => {
   let app: TestApp;
   let A: Tenant;
@@ -638,13 +647,7 @@ describe('tenant isolation matrix', () => {
     }
 
     expect(await companyChecksum(app, A.companyUuid)).toEqual(before);
-    const uncoveredRoutes = [...required.keys()].filter((r) => !covered.has(r));
-    const uncoveredFields = [...required].flatMap(([r, fields]) => [...fields].filter((f) => !covered.get(r)?.has(f)).map((f) => `${r} ${f}`));
-    expect({ uncoveredRoutes, uncoveredFields, unknownRoutes: [...covered.keys()].filter((r) => !required.has(r)) }).toEqual({
-      uncoveredRoutes: [],
-      uncoveredFields: [],
-      unknownRoutes: [],
-    });
+    expect(coverageGaps(required, covered)).toEqual({ uncovered: [], uncoveredFields: [], unknown: [] });
     expect([...keyAccepted].sort()).toEqual([...ROUTES_TAKING_KEYS].sort());
     expect(failures).toEqual([]);
   }, 60_000);
@@ -695,13 +698,7 @@ describe('tenant isolation matrix', () => {
     }
 
     expect(await companyChecksum(app, A.companyUuid)).toEqual(before);
-    const uncoveredTools = [...required.keys()].filter((t) => !covered.has(t));
-    const uncoveredFields = [...required].flatMap(([t, fields]) => [...fields].filter((f) => !covered.get(t)?.has(f)).map((f) => `${t} ${f}`));
-    expect({ uncoveredTools, uncoveredFields, unknownTools: [...covered.keys()].filter((t) => !required.has(t)) }).toEqual({
-      uncoveredTools: [],
-      uncoveredFields: [],
-      unknownTools: [],
-    });
+    expect(coverageGaps(required, covered)).toEqual({ uncovered: [], uncoveredFields: [], unknown: [] });
     expect(failures).toEqual([]);
   }, 60_000);
 

@@ -55,12 +55,15 @@ export class NotificationService {
 
   async list(actor: Actor, query: unknown): Promise<{ notifications: NotificationRecord[]; unreadCount: number }> {
     const r = recipientOf(actor);
-    const { sql, params, name } = listSql(r, parseListQuery(query));
-    const [rows, unreadCount] = await Promise.all([
-      preparedQuery<NotificationRow>(this.db.manager, { name, text: sql }, params),
-      countUnread(this.db.manager, r),
-    ]);
-    return { notifications: rows.map(toNotificationRecord), unreadCount };
+    const [notifications, unreadCount] = await Promise.all([this.page(r, parseListQuery(query)), countUnread(this.db.manager, r)]);
+    return { notifications, unreadCount };
+  }
+
+  /** One page of a recipient's inbox, newest first, off one of its indexes (a prepared statement per list shape). */
+  private async page(r: Recipient, q: ListQuery): Promise<NotificationRecord[]> {
+    const { sql, params, name } = listSql(r, q);
+    const rows = await preparedQuery<NotificationRow>(this.db.manager, { name, text: sql }, params);
+    return rows.map(toNotificationRecord);
   }
 
   /**
@@ -74,11 +77,7 @@ export class NotificationService {
     const state = await inboxState(this.db.manager, r);
     return {
       tag: this.tag(actor, 'list', state.version, parsed),
-      page: async () => {
-        const { sql, params, name } = listSql(r, parsed);
-        const rows = await preparedQuery<NotificationRow>(this.db.manager, { name, text: sql }, params);
-        return { notifications: rows.map(toNotificationRecord), unreadCount: state.unreadCount };
-      },
+      page: async () => ({ notifications: await this.page(r, parsed), unreadCount: state.unreadCount }),
     };
   }
 
