@@ -21,6 +21,7 @@ import { jsonBody } from './shared/http/json-body.middleware.js';
 import { requestLogging } from './shared/http/request-logging.middleware.js';
 import { securityHeaders } from './shared/http/security-headers.js';
 import { Lifecycle } from './shared/lifecycle.js';
+import { StartupError } from './shared/errors/startup-error.js';
 import { PinoNestLogger } from './shared/logging/logger.js';
 import { MetricsService } from './shared/metrics/metrics.service.js';
 import { setupOpenApi } from './shared/http/openapi.js';
@@ -125,7 +126,18 @@ export async function startService(
   setupOpenApi(app);
   for (const middleware of [...global, parseJson]) app.use(middleware);
   const drain = new ConnectionDrain(app.getHttpServer() as Server);
-  await app.listen(config.port, config.host);
+  try {
+    await app.listen(config.port, config.host);
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    await bus.close().catch(() => undefined);
+    if (!opts.database) await database.close().catch(() => undefined);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartupError(`port ${config.port} on ${config.host} is already in use`, 'stop the process using it, or set PORT to a free port');
+    if (code === 'EACCES') throw new StartupError(`this user may not listen on port ${config.port}`, 'set PORT to a port above 1023, or grant the capability to bind low ports');
+    if (code === 'EADDRNOTAVAIL') throw new StartupError(`HOST ${config.host} is not an address of this machine`, 'set HOST to 127.0.0.1, 0.0.0.0 or one of this machine\'s addresses');
+    throw err;
+  }
   lifecycle.started = true;
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;

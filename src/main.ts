@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from './config/config.js';
 import { createLogger } from './shared/logging/logger.js';
 import { startService } from './bootstrap.js';
-import { detachLibrarySignalHooks } from './shared/database/embedded-postgres.js';
+import { StartupError } from './shared/errors/startup-error.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -21,13 +21,13 @@ async function main(): Promise<void> {
   try {
     service = await startService(config, logger);
   } catch (err) {
-    logger.fatal({ err: err instanceof Error ? err.message : String(err) }, 'start-up failed');
+    // One line naming the cause and the fix where we know them (StartupError), else the error itself.
+    if (err instanceof StartupError) logger.fatal({ fix: err.fix }, err.message);
+    else logger.fatal({ err: err instanceof Error ? err.message : String(err) }, 'start-up failed');
     logger.flush();
     setTimeout(() => process.exit(1), 100);
     return;
   }
-  // Our shutdown drains requests and then stops the embedded server; the library's own hook would stop it first.
-  detachLibrarySignalHooks();
   const shutdown = (signal: string): void => {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => {

@@ -3,13 +3,14 @@
  * embedded PostgreSQL in a temporary directory when DATABASE_URL is unset. Migrations are applied by openDatabase.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import { openDatabase } from '../../src/bootstrap.js';
+import { removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
 
 export type OpenedDatabase = Awaited<ReturnType<typeof openDatabase>>;
 
@@ -43,15 +44,13 @@ export async function scratchDatabase(logger: Logger, label: string): Promise<Sc
     };
   }
   const dir = mkdtempSync(join(tmpdir(), `svc-bench-${label}-`));
-  // As root the embedded server runs as `postgres`, which must be able to traverse the directory.
-  chmodSync(dir, 0o711);
   const db = await openDatabase(loadConfig({ DATA_DIR: dir }), logger);
   return {
     db,
     url: db.embedded!.url,
     cleanup: async () => {
       await db.close();
-      rmSync(dir, { recursive: true, force: true });
+      await removeEmbeddedData(dir);
     },
   };
 }

@@ -68,6 +68,9 @@ function describe(err: unknown): Record<string, unknown> {
   return { code: 'INTERNAL_ERROR', message: err instanceof Error ? err.message : String(err) };
 }
 
+// Interrupted: exit through process.exit, so an embedded server this command started is stopped on the way out.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(code));
+
 // Explicit exit: a lingering handle (pool timer, embedded server pipes) must not keep the command alive.
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

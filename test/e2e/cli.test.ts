@@ -1,13 +1,13 @@
 import { MIGRATIONS } from '../../migrations/index.js';
 import { createHash } from 'node:crypto';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { openDatabase, startService } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config/config.js';
 import { AuthService } from '../../src/modules/identity/index.js';
-import { findRunningEmbedded } from '../../src/shared/database/embedded-postgres.js';
+import { findRunningEmbedded, removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
 import { ALL_PERMISSIONS } from '../../src/shared/auth/permissions.js';
 import { ensureBuilt, runCli } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
@@ -268,9 +268,8 @@ describe('admin CLI (e2e, built CLI as a child process)', () => {
 
     beforeAll(async () => {
       dataDir = await mkdtemp(join(tmpdir(), 'svc-cli-'));
-      await chmod(dataDir, 0o755);
     });
-    afterAll(() => rm(dataDir, { recursive: true, force: true }));
+    afterAll(() => removeEmbeddedData(dataDir));
 
     it('attaches to the running service\'s server without disturbing it, and starts and stops its own otherwise', async () => {
       const config = loadConfig({ PORT: '0', DATA_DIR: dataDir });

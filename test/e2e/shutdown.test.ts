@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { openDatabase } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config/config.js';
-import { findRunningEmbedded, freePort } from '../../src/shared/database/embedded-postgres.js';
+import { findRunningEmbedded, freePort, removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { childEnv, ensureBuilt, MAIN, ROOT } from '../utils/built.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
@@ -130,7 +130,7 @@ describe('graceful shutdown (e2e, built service as a child process)', () => {
         await database.close();
       }
     }, 60_000);
-    afterAll(() => rm(dataDir, { recursive: true, force: true }));
+    afterAll(() => removeEmbeddedData(dataDir));
 
     it('SIGTERM drains the in-flight request before stopping the embedded server, then exits 0', async () => {
       const child = await startBuiltService({ DATABASE_URL: undefined, DATA_DIR: dataDir });

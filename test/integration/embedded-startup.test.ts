@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { startService } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config/config.js';
 import { IdentityAdminService } from '../../src/modules/identity/index.js';
-import { findRunningEmbedded } from '../../src/shared/database/embedded-postgres.js';
+import { findRunningEmbedded, removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -31,7 +31,7 @@ describe('embedded PostgreSQL start-up (integration)', () => {
     // mkdtemp gives a 0700 directory: start-up must cope with it (as root the server runs as another user).
     dataDir = await mkdtemp(join(tmpdir(), 'svc-embedded-'));
   });
-  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+  afterAll(() => removeEmbeddedData(dataDir));
 
   const config = () => loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir });
   const embeddedPort = async (): Promise<number> => JSON.parse(await readFile(join(dataDir, 'embedded.json'), 'utf8')).port;

