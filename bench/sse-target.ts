@@ -5,15 +5,14 @@
  * where t0 is the commit time (ours: first bus listener, right after commit) or the publish time (raw).
  */
 import { randomUUID } from 'node:crypto';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
 import { startService, type RunningService } from '../src/bootstrap.js';
 import { USER_PERMISSIONS, type Actor } from '../src/shared/auth/actor.js';
 import { TransactionRunner } from '../src/shared/database/transaction-runner.js';
-import { InProcessEventBus } from '../src/shared/event-bus/in-process-event-bus.js';
+import { BUS_EVENTS, type RealtimeEvent } from '../src/shared/event-bus/events.js';
 import { NatsEventBus } from '../src/shared/event-bus/nats-event-bus.js';
-import type { EventBus } from '../src/shared/event-bus/event-bus.port.js';
-import { MetricsService } from '../src/shared/metrics/metrics.service.js';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
 import { SseHub } from '../src/modules/realtime/index.js';
 import { startRawSseServer, type RawSseServer } from './raw-sse-server.js';
@@ -41,14 +40,10 @@ async function start(msg: StartMsg): Promise<{ url: string; cookie: string | nul
     return { url: raw.url, cookie: null };
   }
   const logger = pino({ level: 'warn' });
-  const bus: EventBus = msg.natsUrl ? new NatsEventBus(msg.natsUrl, 'bench', logger, new MetricsService()) : new InProcessEventBus();
-  // Registered before the service's own listeners: it runs right after commit, before any stream is written.
-  bus.subscribe('change', (e) => commits.set(e.entityUuid, process.hrtime.bigint()));
-  if (bus instanceof NatsEventBus) {
-    bus.start();
-    await bus.waitUntilUp(5000);
-  }
-  svc = await startService(loadConfig({ PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: msg.databaseUrl, ...(msg.natsUrl ? { NATS_URL: msg.natsUrl, BUS_SUBJECT_PREFIX: 'bench' } : {}) }), logger, { bus });
+  svc = await startService(loadConfig({ PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: msg.databaseUrl, ...(msg.natsUrl ? { NATS_URL: msg.natsUrl, BUS_SUBJECT_PREFIX: 'bench' } : {}) }), logger);
+  // Prepended to the service's own listeners: it runs right after commit, before any stream is written.
+  svc.app.get(EventEmitter2).prependListener(BUS_EVENTS.change, (e: RealtimeEvent) => commits.set(e.entityUuid, process.hrtime.bigint()));
+  if (svc.bus instanceof NatsEventBus) await svc.bus.waitUntilUp(5000);
   let login = msg.login;
   if (!login) {
     const admin = svc.app.get(IdentityAdminService);

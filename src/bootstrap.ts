@@ -13,7 +13,6 @@ import { ENTITIES } from './entities.js';
 import { createDataSource, runMigrations } from './shared/database/data-source.js';
 import { startEmbedded, type EmbeddedDatabase } from './shared/database/embedded-postgres.js';
 import { EventBus } from './shared/event-bus/event-bus.port.js';
-import { InProcessEventBus } from './shared/event-bus/in-process-event-bus.js';
 import { NatsEventBus } from './shared/event-bus/nats-event-bus.js';
 import { ConnectionDrain } from './shared/http/connection-drain.js';
 import { corsMiddleware } from './shared/http/cors.middleware.js';
@@ -78,39 +77,38 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** NATS when NATS_URL is set (started in the background; start-up never waits on it), else in-process. */
-export async function createBus(config: AppConfig, logger: Logger, metrics: MetricsService): Promise<EventBus> {
-  if (config.natsUrl) {
-    const bus = new NatsEventBus(config.natsUrl, config.busSubjectPrefix, logger, metrics);
-    bus.start();
-    // Give a reachable server a moment so the first requests are relayed; an unreachable one does not block.
-    await bus.waitUntilUp(2000);
-    return bus;
-  }
-  return new InProcessEventBus((err) => logger.error({ err: String(err) }, 'event listener failed'));
+/**
+ * With NATS, the bus's receiving side runs as the app's microservice transport. Start-up never waits on NATS: the
+ * transport's start only settles once connected, so it is not awaited; a reachable server gets a moment so the
+ * first requests are relayed, an unreachable one does not block (readiness reports the bus down until it is up).
+ */
+async function startBus(app: INestApplication, bus: EventBus, logger: Logger): Promise<void> {
+  if (!(bus instanceof NatsEventBus)) return;
+  app.connectMicroservice({ strategy: bus.transport });
+  app.startAllMicroservices().catch((err: unknown) => {
+    if (bus.status().state !== 'up') logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'NATS transport stopped before connecting');
+  });
+  bus.connect();
+  await bus.waitUntilUp(2000);
 }
 
-export async function startService(
-  config: AppConfig,
-  logger: Logger,
-  opts: { database?: Database; bus?: EventBus } = {},
-): Promise<RunningService> {
+export async function startService(config: AppConfig, logger: Logger, opts: { database?: Database } = {}): Promise<RunningService> {
   const database = opts.database ?? (await openDatabase(config, logger));
   const metrics = new MetricsService();
-  const bus = opts.bus ?? (await createBus(config, logger, metrics));
   const lifecycle = new Lifecycle();
   let app: INestApplication;
   try {
     app = await NestFactory.create(
-      AppModule.forRoot({ config, dataSource: database.dataSource, logger, bus, metrics, lifecycle }),
+      AppModule.forRoot({ config, dataSource: database.dataSource, logger, metrics, lifecycle }),
       new ExpressAdapter(),
       { bodyParser: false, logger: new PinoNestLogger(logger), abortOnError: false },
     );
   } catch (err) {
-    await bus.close().catch(() => undefined);
     if (!opts.database) await database.close();
     throw err;
   }
+  const bus = app.get(EventBus);
+  await startBus(app, bus, logger);
   const express = app.getHttpAdapter().getInstance() as Application;
   express.disable('x-powered-by');
   express.set('etag', false);

@@ -1,40 +1,53 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import type { Application } from 'express';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config.js';
 import { HttpExceptionFilter } from './errors/http-exception.filter.js';
+import { EMITTER_DEFAULTS } from './event-bus/emitter-event-bus.js';
 import { EventBus } from './event-bus/event-bus.port.js';
+import { InProcessEventBus } from './event-bus/in-process-event-bus.js';
+import { NatsEventBus } from './event-bus/nats-event-bus.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { RouteTable } from './http/route-table.js';
 import { Lifecycle } from './lifecycle.js';
 import { LOGGER } from './logging/logger.js';
 import { MetricsService } from './metrics/metrics.service.js';
-import { MutationHooks, TransactionRunner } from './database/transaction-runner.js';
+import { TransactionRunner } from './database/transaction-runner.js';
 import { createValidationPipe } from './validation/validation.pipe.js';
 
 export interface CoreOptions {
   config: AppConfig;
   dataSource: DataSource;
   logger: Logger;
-  bus: EventBus;
   metrics: MetricsService;
   lifecycle: Lifecycle;
 }
 
-/** The kernel every module shares: configuration, database, bus, logger, metrics, and the global HTTP pipeline. */
+/** NATS when NATS_URL is set (bootstrap hosts its transport and connects it in the background), else in-process. */
+function createEventBus(config: AppConfig, emitter: EventEmitter2, logger: Logger, metrics: MetricsService): EventBus {
+  if (config.natsUrl) return new NatsEventBus(config.natsUrl, config.busSubjectPrefix, logger, metrics, emitter);
+  return new InProcessEventBus((err) => logger.error({ err: String(err) }, 'event listener failed'), emitter);
+}
+
+/**
+ * The kernel every module shares: configuration, database, the event emitter (`@OnEvent` handlers) and the bus on
+ * it, logger, metrics, and the global HTTP pipeline.
+ */
 @Global()
 @Module({})
 export class CoreModule {
   static forRoot(options: CoreOptions): DynamicModule {
     return {
       module: CoreModule,
+      imports: [EventEmitterModule.forRoot(EMITTER_DEFAULTS)],
       providers: [
         { provide: AppConfig, useValue: options.config },
         { provide: DataSource, useValue: options.dataSource },
         { provide: LOGGER, useValue: options.logger },
-        { provide: EventBus, useValue: options.bus },
+        { provide: EventBus, inject: [AppConfig, EventEmitter2, LOGGER, MetricsService], useFactory: createEventBus },
         { provide: MetricsService, useValue: options.metrics },
         { provide: Lifecycle, useValue: options.lifecycle },
         {
@@ -42,13 +55,12 @@ export class CoreModule {
           inject: [HttpAdapterHost],
           useFactory: (host: HttpAdapterHost) => new RouteTable(() => host.httpAdapter.getInstance() as Application),
         },
-        MutationHooks,
         TransactionRunner,
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
-      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable, MutationHooks, TransactionRunner],
+      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable, TransactionRunner],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor, ActorType } from '../../src/shared/auth/actor.js';
-import { ActivityEntity } from '../../src/shared/database/activity.entity.js';
+import { ActivityEntity } from '../../src/modules/collaboration/index.js';
 import { CommentEntity, ReferenceEntity } from '../../src/modules/collaboration/index.js';
 import { DocumentEntity, DocumentService, type DocumentType } from '../../src/modules/documents/index.js';
 import { IdeaEntity } from '../../src/modules/ideas/index.js';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { ActivityService, CommentService, recentActivities, ReferenceService } from '../../src/modules/collaboration/index.js';
+import { ActivityEntity, ActivityService, CommentService, MentionService, recentActivities, ReferenceService } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { ActivityEntity } from '../../src/shared/database/activity.entity.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
@@ -28,7 +27,7 @@ beforeAll(async () => {
   tdb = await createTestDatabase();
   db = tdb.dataSource;
   h = createHarness(db);
-  svc = new ActivityService(db);
+  svc = new ActivityService(db, new MentionService());
   f = new CollabFactory(db);
   const ids = new IdentityFactory(db);
   const company = await ids.company();

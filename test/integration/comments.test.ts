@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { CommentEntity, CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { ActivityEntity } from '../../src/shared/database/activity.entity.js';
-import type { CommittedMutation } from '../../src/shared/database/transaction-runner.js';
+import { ActivityEntity } from '../../src/modules/collaboration/index.js';
+import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
@@ -24,7 +24,7 @@ let other: Actor;
 let projectUuid: string;
 let targets: Record<Kind, { uuid: string; title: string }>;
 let otherTargets: Record<Kind, { uuid: string }>;
-const mutations: CommittedMutation[] = [];
+const mutations: ActivityCommitted[] = [];
 
 async function snapshot(): Promise<{ comments: number; activities: number }> {
   return { comments: await db.getRepository(CommentEntity).count(), activities: await db.getRepository(ActivityEntity).count() };
@@ -34,7 +34,7 @@ beforeAll(async () => {
   tdb = await createTestDatabase();
   db = tdb.dataSource;
   h = createHarness(db);
-  h.hooks.register(async (m) => {
+  h.onCommitted((m) => {
     mutations.push(m);
   });
   svc = new CommentService(db, h.runner);

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { jest } from '@jest/globals';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
-import { MentionEntity } from '../../src/modules/collaboration/index.js';
+import { ActivityEntity, MentionEntity } from '../../src/modules/collaboration/index.js';
 import { AgentService } from '../../src/modules/identity/index.js';
 import { NotificationEntity, NotificationGenerator, NotificationService } from '../../src/modules/notifications/index.js';
 import { TaskEntity } from '../../src/modules/tasks/index.js';
@@ -14,6 +14,7 @@ import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { MutationDriver, type Kind } from '../factories/mutation.factory.js';
 import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
+import { bindOnEvent } from '../utils/on-event.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 type Who = { type: 'user' | 'agent'; uuid: string };
@@ -54,8 +55,8 @@ beforeAll(async () => {
     },
   });
   const metrics = new MetricsService();
-  generator = new NotificationGenerator(db, h.bus, h.hooks, metrics, pino({ level: 'info' }, sink));
-  generator.onModuleInit();
+  generator = new NotificationGenerator(db, h.bus, metrics, pino({ level: 'info' }, sink));
+  bindOnEvent(h.emitter, generator);
   inbox = new NotificationService(db, h.bus, metrics);
   h.bus.subscribe('notification', (m) => frames.push(m));
   f = new CollabFactory(db);
@@ -406,7 +407,9 @@ describe('batches and frames (notifications.md §3, §4.5)', () => {
     expect(logs).toContainEqual(expect.objectContaining({ level: 50, msg: 'notification generation failed', requestId: 'req-42', err: 'boom' }));
   });
 
-  it('a batch that fails in the database writes neither mentions nor notifications', async () => {
+  // The mention rows belong to the mutation (collaboration writes them in its transaction); only the notification
+  // batch, written after commit, is lost when it fails.
+  it('a batch that fails in the database writes no notification and no frame, and keeps the mutation and its mentions', async () => {
     const i = await f.idea(project, who(alice));
     await h.runner.run(bob, async (tx) => {
       tx.activity({ projectUuid: project.uuid, targetType: 'idea', targetUuid: i.uuid, action: 'edited' });
@@ -414,9 +417,44 @@ describe('batches and frames (notifications.md §3, §4.5)', () => {
       tx.mentions({ sourceType: 'idea', sourceUuid: i.uuid, entityType: 'bogus' as 'idea', entityUuid: i.uuid, entityTitle: 'x', projectUuid: project.uuid, before: null, after: mention(carol) });
     });
     expect(await rows()).toEqual([]);
-    expect(await db.getRepository(MentionEntity).count()).toBe(0);
+    expect(await db.getRepository(MentionEntity).findBy({ sourceUuid: i.uuid })).toEqual([expect.objectContaining({ mentionedType: 'user', mentionedUuid: carol.uuid })]);
     expect(frames).toEqual([]);
     expect(logs.some((l) => l.msg === 'notification generation failed')).toBe(true);
+  });
+
+  it('a mutation that rolls back writes no activity, no mention and no notification, and publishes nothing', async () => {
+    const i = await f.idea(project, who(alice));
+    h.takeEvents();
+    const before = await db.getRepository(ActivityEntity).countBy({ targetUuid: i.uuid });
+    await expect(
+      h.runner.run(bob, async (tx) => {
+        tx.change('idea', i.uuid, project.uuid, 'updated');
+        tx.activity({ projectUuid: project.uuid, targetType: 'idea', targetUuid: i.uuid, action: 'edited' });
+        tx.mentions({ sourceType: 'idea', sourceUuid: i.uuid, entityType: 'idea', entityUuid: i.uuid, entityTitle: 'x', projectUuid: project.uuid, before: null, after: mention(carol) });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await db.getRepository(ActivityEntity).countBy({ targetUuid: i.uuid })).toBe(before);
+    expect(await db.getRepository(MentionEntity).countBy({ sourceUuid: i.uuid })).toBe(0);
+    expect(await rows()).toEqual([]);
+    expect(frames).toEqual([]);
+    expect(h.takeEvents()).toEqual([]);
+  });
+
+  it('a failing audit write rolls the mutation back and publishes nothing', async () => {
+    const t = await f.task(project, who(alice));
+    h.takeEvents();
+    await expect(
+      h.runner.run(bob, async (tx) => {
+        await tx.manager.update(TaskEntity, { uuid: t.uuid }, { title: 'Never' });
+        tx.change('task', t.uuid, project.uuid, 'updated');
+        // A mention source type the mention table refuses: collaboration's write fails inside the transaction.
+        tx.mentions({ sourceType: 'bogus' as 'task', sourceUuid: t.uuid, entityType: 'task', entityUuid: t.uuid, entityTitle: 'x', projectUuid: project.uuid, before: null, after: mention(carol) });
+      }),
+    ).rejects.toThrow();
+    expect((await db.getRepository(TaskEntity).findOneByOrFail({ uuid: t.uuid })).title).not.toBe('Never');
+    expect(await rows()).toEqual([]);
+    expect(h.takeEvents()).toEqual([]);
   });
 
   it('messages relayed on the bus never generate anything', async () => {

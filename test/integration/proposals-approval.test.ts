@@ -3,7 +3,7 @@ import { CommentEntity } from '../../src/modules/collaboration/index.js';
 import { DocumentEntity } from '../../src/modules/documents/index.js';
 import { SessionTaskCheckinEntity } from '../../src/modules/sessions/index.js';
 import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity } from '../../src/modules/tasks/index.js';
-import type { CommittedMutation } from '../../src/shared/database/transaction-runner.js';
+import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { LONG_CONTENT, proposalIn, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 
@@ -12,12 +12,12 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
   let db: TestDatabase;
   let w: ProposalWorld;
-  const committed: CommittedMutation[] = [];
+  const committed: ActivityCommitted[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase();
     w = await seedWorld(db.dataSource);
-    w.h.hooks.register(async (m) => {
+    w.h.onCommitted((m) => {
       committed.push(m);
     });
   });

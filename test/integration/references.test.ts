@@ -11,7 +11,7 @@ import {
   CommentService,
 } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { ActivityEntity } from '../../src/shared/database/activity.entity.js';
+import { ActivityEntity } from '../../src/modules/collaboration/index.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';

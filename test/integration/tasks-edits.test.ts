@@ -1,4 +1,4 @@
-import type { CommittedMutation } from '../../src/shared/database/transaction-runner.js';
+import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
 import { createHarness, type Harness } from '../utils/harness.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
@@ -9,12 +9,12 @@ describe('task edits and work reports', () => {
   let h: Harness;
   let f: TaskFactory;
   let w: TaskWorld;
-  const mutations: CommittedMutation[] = [];
+  const mutations: ActivityCommitted[] = [];
 
   beforeAll(async () => {
     tdb = await createTestDatabase();
     h = createHarness(tdb.dataSource);
-    h.hooks.register(async (m) => {
+    h.onCommitted((m) => {
       mutations.push(m);
     });
     f = new TaskFactory(tdb.dataSource, h);

@@ -1,5 +1,5 @@
 import type { Actor } from '../../src/shared/auth/actor.js';
-import type { CommittedMutation } from '../../src/shared/database/transaction-runner.js';
+import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { DomainFactory } from '../factories/domain.factory.js';
@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.js';
 /**
  * A fresh database with two companies and the cast the idea tests need: users alice and bob; agents pm (pm_agent,
  * owned by alice), pm2 (pm_agent, owned by bob), dev (developer_agent, owned by alice), admin (admin_agent, owned
- * by bob); and mallory in another company. `mutations` records what post-commit hooks receive.
+ * by bob); and mallory in another company. `mutations` records what each committed mutation recorded (`activityCommitted`).
  */
 export interface World {
   db: TestDatabase;
@@ -30,7 +30,7 @@ export interface World {
   devRecord: AgentRecord;
   mallory: Actor;
   malloryAgent: Actor;
-  mutations: CommittedMutation[];
+  mutations: ActivityCommitted[];
   /** The stored idea row, for "unchanged on refusal" comparisons. */
   ideaRow(uuid: string): Promise<Record<string, unknown> | undefined>;
   /** Runs a call that must be refused with `code` (and `message`) and checks that nothing was written or published. */
@@ -42,8 +42,8 @@ export interface World {
 export async function createWorld(): Promise<World> {
   const db = await createTestDatabase();
   const h = createHarness(db.dataSource);
-  const mutations: CommittedMutation[] = [];
-  h.hooks.register(async (m) => {
+  const mutations: ActivityCommitted[] = [];
+  h.onCommitted((m) => {
     mutations.push(m);
   });
   const ids = new IdentityFactory(db.dataSource);

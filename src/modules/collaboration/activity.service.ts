@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { DataSource, In, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { Actor } from '../../shared/auth/actor.js';
-import { ActivityEntity } from '../../shared/database/activity.entity.js';
+import type { Tx } from '../../shared/database/transaction-runner.js';
+import { MUTATION_EVENTS } from '../../shared/event-bus/events.js';
+import { ActivityEntity } from './activity.entity.js';
+import { mergeActivities } from './domain/activity-merge.js';
+import { MentionService } from './mention.service.js';
 import { PersonResolver } from '../../shared/database/person.js';
 import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
@@ -35,10 +41,48 @@ export async function recentActivities(em: EntityManager, companyUuid: string, p
   return toRecords(em, rows);
 }
 
-/** Reads of the project's audit stream (domain.md §2.18); activities outlive their targets. */
+/**
+ * The project's audit stream (domain.md §2.18); activities outlive their targets. Services record what they do on
+ * their transaction (`tx.activity`, `tx.mentions`); before that transaction commits, `recordWithin` writes the
+ * activity and mention rows with its manager, so they commit or roll back with the mutation, and holds
+ * `activityCommitted` (what notification generation reacts to) until commit.
+ */
 @Injectable()
 export class ActivityService {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly mentions: MentionService,
+  ) {}
+
+  /** Errors are not suppressed: a failed write rolls the mutation back, as any failure of its own would. */
+  @OnEvent(MUTATION_EVENTS.beforeCommit, { suppressErrors: false })
+  async recordWithin(tx: Tx): Promise<void> {
+    const { actor, manager } = tx;
+    const rows = mergeActivities(tx.activities);
+    if (rows.length) {
+      const now = Date.now();
+      await manager.insert(
+        ActivityEntity,
+        rows.map((a, i) => ({
+          uuid: a.uuid,
+          companyUuid: actor.companyUuid,
+          projectUuid: a.projectUuid,
+          targetType: a.targetType,
+          targetUuid: a.targetUuid,
+          actorType: actor.type,
+          actorUuid: actor.uuid,
+          action: a.action,
+          value: a.value ?? null,
+          sessionUuid: actor.session?.uuid ?? null,
+          sessionName: actor.session?.name ?? null,
+          // Distinct, ordered timestamps keep "newest first" stable within one mutation.
+          createdAt: new Date(now + i),
+        })) as QueryDeepPartialEntity<ActivityEntity>[],
+      );
+    }
+    const mentions = await this.mentions.record(manager, actor, tx.mentionSources);
+    tx.emitAfterCommit(MUTATION_EVENTS.activityCommitted, { actor, activities: tx.activities, mentionSources: tx.mentionSources, mentions });
+  }
 
   async list(actor: Actor, input: ListActivityInput): Promise<{ activities: ActivityRecord[] } & PageResult> {
     const p = paging(input);

@@ -4,6 +4,7 @@ import { ActivityService } from './activity.service.js';
 import { CollaborationTools } from './collaboration.tools.js';
 import { CommentController } from './comment.controller.js';
 import { CommentService } from './comment.service.js';
+import { MentionService } from './mention.service.js';
 import { ReferenceController } from './reference.controller.js';
 import { ReferenceService } from './reference.service.js';
 import { SearchController } from './search.controller.js';
@@ -11,7 +12,7 @@ import { SearchService } from './search.service.js';
 
 @Module({
   controllers: [CommentController, ReferenceController, ActivityController, SearchController],
-  providers: [CommentService, ReferenceService, ActivityService, SearchService, CollaborationTools],
-  exports: [CommentService, ReferenceService, ActivityService, SearchService],
+  providers: [CommentService, ReferenceService, ActivityService, MentionService, SearchService, CollaborationTools],
+  exports: [CommentService, ReferenceService, ActivityService, MentionService, SearchService],
 })
 export class CollaborationModule {}

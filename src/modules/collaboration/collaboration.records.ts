@@ -1,5 +1,5 @@
 import type { ActorType } from '../../shared/auth/actor.js';
-import type { ActivityEntity } from '../../shared/database/activity.entity.js';
+import type { ActivityEntity } from './activity.entity.js';
 import type { Person, PersonResolver } from '../../shared/database/person.js';
 import type { EntityType } from '../../shared/event-bus/events.js';
 import type { CommentEntity, CommentTargetType, ReferenceEntity, ReferenceTargetType, ReferenceType } from './collaboration.entity.js';

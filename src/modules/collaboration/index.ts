@@ -13,6 +13,8 @@ export type { AddCommentInput, ListCommentsInput } from './comment.service.js';
 export { ReferenceService, listForTarget, insertReferences, REFERENCE_TARGET_TYPES } from './reference.service.js';
 export type { AddReferenceInput, UpdateReferenceInput } from './reference.service.js';
 export { ActivityService, recentActivities } from './activity.service.js';
+export { ActivityEntity } from './activity.entity.js';
+export { MentionService } from './mention.service.js';
 export type { ListActivityInput } from './activity.service.js';
 export { SearchService, SEARCH_ENTITY_TYPES } from './search.service.js';
 export type { SearchInput, SearchResult, SearchCounts, Mentionable, SearchEntityType, SearchScope } from './search.service.js';

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { Actor } from '../../shared/auth/actor.js';
-import { MutationHooks, type CommittedMutation } from '../../shared/database/transaction-runner.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
+import { MUTATION_EVENTS, type ActivityCommitted, type RecordedActivity } from '../../shared/event-bus/events.js';
 import { LOGGER, requestContext } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
-import { MentionEntity, newMentions, snippet, validMentionTargets } from '../collaboration/index.js';
+import { snippet } from '../collaboration/index.js';
 import {
   categoryOf,
   messageFor,
@@ -24,7 +24,7 @@ import { archivedAgents, ideaCreators, loadEntities, preferencesOf, projectNames
 import { NotificationEntity } from './notification.entity.js';
 import { countUnreadMany, publishFrame } from './notification.queries.js';
 
-type Activity = CommittedMutation['activities'][number];
+type Activity = RecordedActivity;
 const refKey = (r: Ref): string => `${r.type}:${r.uuid}`;
 const refOf = (type: Ref['type'] | null, uuid: string | null): Ref | null => (type && uuid ? { type, uuid } : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length ? v : null);
@@ -33,26 +33,23 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.length ? 
 type NewNotification = Omit<NotificationEntity, 'readAt' | 'archivedAt' | 'createdAt' | 'updatedAt'>;
 
 /**
- * Turns a committed mutation into notification rows (notifications.md §4, §5): runs as a post-commit hook on the
- * instance that performed the mutation, before its call returns. Relayed bus messages never reach it. One batch
- * (mention rows and notification rows in one transaction) per mutation, then one `new_notification` frame per
- * distinct recipient. A failure is logged and never changes the mutation's result.
+ * Turns a committed mutation's activities and new mentions (written by collaboration inside the mutation's
+ * transaction) into notification rows (notifications.md §4, §5): reacts to `activityCommitted` on the instance that
+ * performed the mutation, before its call returns. Relayed bus messages never reach it. One batch of notification
+ * rows per mutation, then one `new_notification` frame per distinct recipient. A failure is logged and never
+ * changes the mutation's result.
  */
 @Injectable()
-export class NotificationGenerator implements OnModuleInit {
+export class NotificationGenerator {
   constructor(
     private readonly db: DataSource,
     private readonly bus: EventBus,
-    private readonly hooks: MutationHooks,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  onModuleInit(): void {
-    this.hooks.register((m) => this.onCommitted(m));
-  }
-
-  async onCommitted(mutation: CommittedMutation): Promise<void> {
+  @OnEvent(MUTATION_EVENTS.activityCommitted)
+  async onCommitted(mutation: ActivityCommitted): Promise<void> {
     try {
       await this.generate(mutation);
     } catch (err) {
@@ -68,36 +65,19 @@ export class NotificationGenerator implements OnModuleInit {
   }
 
   /** Computes, stores and announces the batch of one mutation. */
-  async generate({ actor, activities, mentionSources }: CommittedMutation): Promise<void> {
+  async generate({ actor, activities, mentions }: ActivityCommitted): Promise<void> {
     const notifying = activities.flatMap((a) => {
       const action = categoryOf(a.targetType, a.action);
       return action && action !== 'mentioned' ? [{ a, action }] : [];
     });
-    if (!notifying.length && !mentionSources.length) return;
+    if (!notifying.length && !mentions.length) return;
     const em = this.db.manager;
     const candidates = await this.activityCandidates(actor, notifying);
 
-    const mentionRows: Array<QueryDeepPartialEntity<MentionEntity>> = [];
-    for (const s of mentionSources) {
-      const fresh = newMentions(s.before, s.after);
-      if (!fresh.length) continue;
-      const targets = await validMentionTargets(em, actor.companyUuid, actor, fresh);
-      if (!targets.length) continue;
-      for (const t of targets) {
-        mentionRows.push({
-          uuid: randomUUID(),
-          companyUuid: actor.companyUuid,
-          sourceType: s.sourceType,
-          sourceUuid: s.sourceUuid,
-          mentionedType: t.type,
-          mentionedUuid: t.uuid,
-          actorType: actor.type,
-          actorUuid: actor.uuid,
-        });
-      }
+    for (const { source: s, mentioned } of mentions) {
       candidates.push({
         action: 'mentioned',
-        recipients: targets,
+        recipients: mentioned,
         entity: { type: s.entityType, uuid: s.entityUuid, title: s.entityTitle, projectUuid: s.projectUuid },
         message: messageFor('mentioned', { actorName: actor.name, title: s.entityTitle, snippet: snippet(s.after) }),
         commentUuid: s.sourceType === 'comment' ? s.sourceUuid : null,
@@ -115,13 +95,10 @@ export class NotificationGenerator implements OnModuleInit {
       isArchivedAgent: (r) => archived.has(r.uuid),
       wants: (r, field) => prefs.get(refKey(r))?.[field] ?? true,
     });
-    if (!planned.length && !mentionRows.length) return;
+    if (!planned.length) return;
 
     const rows = planned.map((p) => this.row(actor, p, projects));
-    await this.db.transaction(async (tx) => {
-      if (mentionRows.length) await tx.createQueryBuilder().insert().into(MentionEntity).values(mentionRows).execute();
-      if (rows.length) await tx.createQueryBuilder().insert().into(NotificationEntity).values(rows).execute();
-    });
+    await this.db.createQueryBuilder().insert().into(NotificationEntity).values(rows).execute();
     await this.announce(rows);
   }
 

@@ -4,7 +4,7 @@ import { NotificationController } from './notification.controller.js';
 import { NotificationService } from './notification.service.js';
 import { NotificationTools } from './notification.tools.js';
 
-/** The inbox routes and services; the generator registers itself on the post-commit hooks at start-up. */
+/** The inbox routes and services; the generator reacts to committed activity (`@OnEvent`). */
 @Module({
   controllers: [NotificationController],
   providers: [NotificationService, NotificationGenerator, NotificationTools],

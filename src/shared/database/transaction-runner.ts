@@ -1,65 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Logger } from 'pino';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { Actor } from '../auth/actor.js';
 import { EventBus } from '../event-bus/event-bus.port.js';
-import type { ChangeAction, EntityType, RealtimeEvent } from '../event-bus/events.js';
-import { LOGGER } from '../logging/logger.js';
+import {
+  MUTATION_EVENTS,
+  type ActivityInput,
+  type ChangeAction,
+  type CommitEvents,
+  type EntityType,
+  type MentionSource,
+  type RealtimeEvent,
+  type RecordedActivity,
+} from '../event-bus/events.js';
+import { LOGGER, requestContext } from '../logging/logger.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { ActivityEntity } from './activity.entity.js';
 
-export interface ActivityInput {
-  projectUuid: string;
-  targetType: EntityType;
-  targetUuid: string;
-  action: string;
-  value?: Record<string, unknown> | null;
-}
+export type { ActivityInput, MentionSource } from '../event-bus/events.js';
 
-/** A text that may carry @mentions, written by this mutation (notifications.md §5). */
-export interface MentionSource {
-  sourceType: 'comment' | 'task' | 'idea';
-  sourceUuid: string;
-  /** The notification's entity: the comment's target, else the task or idea itself. */
-  entityType: EntityType;
-  entityUuid: string;
-  entityTitle: string;
-  projectUuid: string;
-  /** The previous text (null on creation): only mentions absent from it notify. */
-  before: string | null;
-  after: string;
-}
+type HeldEvent = { [K in keyof CommitEvents]: { name: K; payload: CommitEvents[K] } }[keyof CommitEvents];
 
-/** What post-commit hooks (notification generation) receive. Never handed to relayed messages. */
-export interface CommittedMutation {
-  actor: Actor;
-  /** Every recorded action in order, before merging into one activity row per target. */
-  activities: Array<ActivityInput & { uuid: string }>;
-  mentionSources: MentionSource[];
-}
-
-export type MutationHook = (mutation: CommittedMutation) => Promise<void>;
-
-/** Post-commit hooks, registered by modules that react to committed mutations (notifications). */
-@Injectable()
-export class MutationHooks {
-  private readonly hooks: MutationHook[] = [];
-  register(hook: MutationHook): void {
-    this.hooks.push(hook);
-  }
-  list(): readonly MutationHook[] {
-    return this.hooks;
-  }
-}
-
-/** One mutation's transaction: its manager plus the change events, activities and texts it collects. */
+/**
+ * One mutation's transaction: its manager and the events it holds until commit. It decides nothing about them:
+ * audit events (`activity`, `mentions`) go to their owner before commit, change events to the bus and held events
+ * to their `@OnEvent` handlers after commit; a rollback drops them all.
+ */
 export class Tx {
   private readonly changes = new Map<string, RealtimeEvent>();
-  readonly activities: Array<ActivityInput & { uuid: string }> = [];
+  /** Recorded actions, in order (the owner of the `activity` table merges and writes them before commit). */
+  readonly activities: RecordedActivity[] = [];
+  /** Texts written by this mutation (the owner of the `mention` table finds and writes their new mentions). */
   readonly mentionSources: MentionSource[] = [];
-  private readonly afterCommitCallbacks: Array<() => void> = [];
+  private readonly held: HeldEvent[] = [];
 
   constructor(
     readonly manager: EntityManager,
@@ -93,50 +67,29 @@ export class Tx {
     this.mentionSources.push(source);
   }
 
-  afterCommit(cb: () => void): void {
-    this.afterCommitCallbacks.push(cb);
+  /** Holds an event until commit; a rollback drops it. */
+  emitAfterCommit<K extends keyof CommitEvents>(name: K, payload: CommitEvents[K]): void {
+    this.held.push({ name, payload } as HeldEvent);
   }
 
-  runAfterCommit(): void {
-    for (const cb of this.afterCommitCallbacks) cb();
+  heldEvents(): readonly HeldEvent[] {
+    return this.held;
   }
-}
-
-/** Actions that win over `edited` when several changes to one target are merged into one activity row. */
-function mergeActivities(list: Tx['activities']): Array<ActivityInput & { uuid: string }> {
-  const byTarget = new Map<string, Array<ActivityInput & { uuid: string }>>();
-  for (const a of list) {
-    const key = `${a.targetType}:${a.targetUuid}:${a.projectUuid}`;
-    const group = byTarget.get(key);
-    if (group) group.push(a);
-    else byTarget.set(key, [a]);
-  }
-  const out: Array<ActivityInput & { uuid: string }> = [];
-  for (const group of byTarget.values()) {
-    if (group.length === 1) {
-      out.push(group[0]);
-      continue;
-    }
-    const primary = group.find((a) => a.action !== 'edited') ?? group[0];
-    out.push({
-      ...primary,
-      value: { ...(primary.value ?? {}), changes: group.map((a) => ({ action: a.action, ...(a.value ?? {}) })) },
-    });
-  }
-  return out;
 }
 
 /**
- * Runs a mutation in one database transaction. Activities are written inside it (one row per changed target);
- * change events go to the bus only after commit, and post-commit hooks (notifications) run before the call
- * returns. A rollback publishes and notifies nothing.
+ * Runs a mutation in one database transaction. Before commit, a mutation with audit events emits
+ * `MUTATION_EVENTS.beforeCommit` (awaited, inside the transaction): the module owning the audit tables writes them
+ * there, with their policy, so they commit or roll back with the mutation. After commit, change events go to the bus
+ * and held events to their handlers, awaited before the call returns (so a notification exists when it returns); a
+ * handler's failure is logged with the request id and never changes the result. A rollback publishes nothing.
  */
 @Injectable()
 export class TransactionRunner {
   constructor(
     private readonly db: DataSource,
     private readonly bus: EventBus,
-    private readonly hooks: MutationHooks,
+    private readonly events: EventEmitter2,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -146,49 +99,33 @@ export class TransactionRunner {
     const result = await this.db.transaction(async (manager) => {
       tx = new Tx(manager, actor);
       const r = await work(tx);
-      const rows = mergeActivities(tx.activities);
-      if (rows.length) {
-        const now = new Date();
-        await manager.insert(
-          ActivityEntity,
-          rows.map((a, i) => ({
-            uuid: a.uuid,
-            companyUuid: actor.companyUuid,
-            projectUuid: a.projectUuid,
-            targetType: a.targetType,
-            targetUuid: a.targetUuid,
-            actorType: actor.type,
-            actorUuid: actor.uuid,
-            action: a.action,
-            value: a.value ?? null,
-            sessionUuid: actor.session?.uuid ?? null,
-            sessionName: actor.session?.name ?? null,
-            // Distinct, ordered timestamps keep "newest first" stable within one mutation.
-            createdAt: new Date(now.getTime() + i),
-          })) as QueryDeepPartialEntity<ActivityEntity>[],
-        );
-      }
+      if (tx.activities.length || tx.mentionSources.length) await this.beforeCommit(tx);
       return r;
     });
-    this.afterCommit(tx);
-    if (tx.activities.length || tx.mentionSources.length) {
-      const mutation: CommittedMutation = { actor, activities: tx.activities, mentionSources: tx.mentionSources };
-      for (const hook of this.hooks.list()) {
-        try {
-          await hook(mutation);
-        } catch (err) {
-          this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'post-commit hook failed');
-        }
-      }
-    }
-    return result;
-  }
-
-  private afterCommit(tx: Tx): void {
     for (const event of tx.changeEvents()) {
       this.bus.publish('change', event);
       this.metrics.eventsPublished.inc({ kind: 'change' });
     }
-    tx.runAfterCommit();
+    for (const { name, payload } of tx.heldEvents()) await this.emitCommitted(name, payload);
+    return result;
+  }
+
+  private async beforeCommit(tx: Tx): Promise<void> {
+    // Nobody to write the audit rows (the owning module is not loaded, or its handlers are not bound yet) would
+    // silently lose them: refuse the mutation instead.
+    if (!this.events.listenerCount(MUTATION_EVENTS.beforeCommit)) throw new Error(`no handler for ${MUTATION_EVENTS.beforeCommit}`);
+    await this.events.emitAsync(MUTATION_EVENTS.beforeCommit, tx);
+  }
+
+  private async emitCommitted(name: string, payload: unknown): Promise<void> {
+    try {
+      // `@OnEvent` handlers catch and log their own errors (the module's default); this catches plain listeners.
+      await this.events.emitAsync(name, payload);
+    } catch (err) {
+      this.logger.error(
+        { requestId: requestContext.getStore()?.requestId, event: name, err: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined },
+        'post-commit handler failed',
+      );
+    }
   }
 }

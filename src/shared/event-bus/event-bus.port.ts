@@ -1,9 +1,6 @@
-import type { BusEventKind, BusEvents } from './events.js';
+import type { BusEventKind, BusEvents, DeliveryMeta } from './events.js';
 
-export interface DeliveryMeta {
-  /** True when the message came from another instance over the shared channel. */
-  relayed: boolean;
-}
+export type { DeliveryMeta } from './events.js';
 
 export type BusListener<K extends BusEventKind> = (payload: BusEvents[K], meta: DeliveryMeta) => void;
 
@@ -15,6 +12,9 @@ export interface BusStatus {
 /**
  * The EventBus port (abstract class = type + DI token). Publishing delivers to this instance's listeners at once
  * and, with a shared channel, to every other instance. It never throws and never blocks a caller.
+ *
+ * Both adapters deliver on the application's EventEmitter2 (names in `BUS_EVENTS`), so a module reacts with
+ * `@OnEvent(BUS_EVENTS.change)`; `subscribe` and `onReconnect` register the same kind of listener by hand.
  */
 export abstract class EventBus {
   abstract publish<K extends BusEventKind>(kind: K, payload: BusEvents[K]): void;

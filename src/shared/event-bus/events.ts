@@ -1,4 +1,9 @@
-/** The typed catalogue of everything that crosses the EventBus. A wrong payload fails to compile. */
+import type { Actor } from '../auth/actor.js';
+
+/**
+ * The typed catalogue of everything emitted on the application's EventEmitter2 (`@nestjs/event-emitter`): the bus
+ * events, which also cross instances, and the local mutation events. A wrong payload fails to compile.
+ */
 export type EntityType = 'task' | 'idea' | 'proposal' | 'document';
 export type ChangeAction = 'created' | 'updated' | 'deleted';
 
@@ -37,9 +42,95 @@ export interface NotificationMessage {
   frame: NotificationFrame;
 }
 
+/** What the EventBus carries (and relays between instances). */
 export interface BusEvents {
   change: RealtimeEvent;
   notification: NotificationMessage;
 }
 
 export type BusEventKind = keyof BusEvents;
+
+export interface DeliveryMeta {
+  /** True when the message came from another instance over the shared channel. */
+  relayed: boolean;
+}
+
+/**
+ * EventEmitter2 names of the bus events. Listeners (`@OnEvent(BUS_EVENTS.change)`) receive `(payload, meta)`:
+ * `change` → `(RealtimeEvent, DeliveryMeta)`, `notification` → `(NotificationMessage, DeliveryMeta)`; `resync`
+ * (no arguments) is emitted when the shared channel comes back after a loss, so streams end and browsers resync.
+ * Relayed messages (`meta.relayed`) are only forwarded to open streams: they never cause writes.
+ */
+export const BUS_EVENTS = {
+  change: 'bus.change',
+  notification: 'bus.notification',
+  resync: 'bus.resync',
+} as const satisfies Record<BusEventKind | 'resync', string>;
+
+// ---- Local mutation events: never relayed to other instances. ----
+
+/** One recorded action on a target (domain.md §2.18), in the order the mutation performed them. */
+export interface ActivityInput {
+  projectUuid: string;
+  targetType: EntityType;
+  targetUuid: string;
+  action: string;
+  value?: Record<string, unknown> | null;
+}
+
+export interface RecordedActivity extends ActivityInput {
+  uuid: string;
+}
+
+/** A text that may carry @mentions, written by this mutation (notifications.md §5). */
+export interface MentionSource {
+  sourceType: 'comment' | 'task' | 'idea';
+  sourceUuid: string;
+  /** The notification's entity: the comment's target, else the task or idea itself. */
+  entityType: EntityType;
+  entityUuid: string;
+  entityTitle: string;
+  projectUuid: string;
+  /** The previous text (null on creation): only mentions absent from it count. */
+  before: string | null;
+  after: string;
+}
+
+export interface MentionedParty {
+  type: 'user' | 'agent';
+  uuid: string;
+}
+
+/** The new, valid mentions of one source, as written to the `mention` table. */
+export interface RecordedMention {
+  source: MentionSource;
+  mentioned: MentionedParty[];
+}
+
+/** What a mutation's audit records amount to once committed: what notification generation reacts to. */
+export interface ActivityCommitted {
+  actor: Actor;
+  /** Every recorded action in order, before merging into one activity row per target. */
+  activities: RecordedActivity[];
+  /** Every text the mutation wrote, with or without mentions. */
+  mentionSources: MentionSource[];
+  mentions: RecordedMention[];
+}
+
+/**
+ * EventEmitter2 names of the mutation events.
+ * - `beforeCommit` (payload: the `Tx`): emitted with `emitAsync` inside the transaction, after the mutation's work;
+ *   the owner of the audit tables writes them there, so they commit or roll back with the mutation. Its handler must
+ *   not suppress errors (`@OnEvent(…, { suppressErrors: false })`): a failure rolls the mutation back.
+ * - `activityCommitted` (payload: `ActivityCommitted`): held by the transaction until commit, then emitted with
+ *   `emitAsync` before the call returns; a rollback emits nothing. Handler errors are caught and logged.
+ */
+export const MUTATION_EVENTS = {
+  beforeCommit: 'mutation.before-commit',
+  activityCommitted: 'mutation.activity-committed',
+} as const;
+
+/** Events held by a transaction until commit (name → payload). */
+export interface CommitEvents {
+  [MUTATION_EVENTS.activityCommitted]: ActivityCommitted;
+}

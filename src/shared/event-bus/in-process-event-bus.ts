@@ -1,34 +1,20 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { BusEventKind, BusEvents } from './events.js';
-import { EventBus, type BusListener, type BusStatus } from './event-bus.port.js';
-import { LocalListeners } from './local-listeners.js';
+import type { BusStatus } from './event-bus.port.js';
+import { EMITTER_DEFAULTS, EmitterEventBus } from './emitter-event-bus.js';
 
-/** Single-instance adapter: an in-memory listener registry. */
-export class InProcessEventBus extends EventBus {
-  private readonly local: LocalListeners;
-
-  constructor(onListenerError: (err: unknown) => void = () => undefined) {
-    super();
-    this.local = new LocalListeners(onListenerError);
+/** Single-instance adapter: publishing is an emit on the application's EventEmitter2. */
+export class InProcessEventBus extends EmitterEventBus {
+  constructor(onListenerError: (err: unknown) => void = () => undefined, emitter = new EventEmitter2(EMITTER_DEFAULTS)) {
+    super(emitter, onListenerError);
   }
 
   publish<K extends BusEventKind>(kind: K, payload: BusEvents[K]): void {
-    this.local.deliver(kind, payload, { relayed: false });
-  }
-
-  subscribe<K extends BusEventKind>(kind: K, listener: BusListener<K>): () => void {
-    return this.local.add(kind, listener);
+    this.deliver(kind, payload, { relayed: false });
   }
 
   status(): BusStatus {
     return { state: 'disabled' };
-  }
-
-  onReconnect(): () => void {
-    return () => undefined;
-  }
-
-  listenerCount(kind?: BusEventKind): number {
-    return this.local.count(kind);
   }
 
   async close(): Promise<void> {}

@@ -1,155 +1,152 @@
 import { randomUUID } from 'node:crypto';
-import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { ClientNats, ServerNats, type NatsOptions } from '@nestjs/microservices';
 import type { Logger } from 'pino';
+import { BehaviorSubject, filter, firstValueFrom, map, merge, timer } from 'rxjs';
 import type { MetricsService } from '../metrics/metrics.service.js';
 import type { BusEventKind, BusEvents, NotificationMessage, RealtimeEvent } from './events.js';
-import { EventBus, type BusListener, type BusStatus } from './event-bus.port.js';
-import { LocalListeners } from './local-listeners.js';
+import type { BusStatus } from './event-bus.port.js';
+import { EMITTER_DEFAULTS, EmitterEventBus } from './emitter-event-bus.js';
+import { EnvelopeDeserializer, EnvelopeSerializer, type Envelope } from './nats-wire.js';
+import { asChange, asNotification } from './relayed-payload.js';
 
-interface Envelope {
-  origin: string;
-  payload: unknown;
-}
+type TransportOptions = Required<NatsOptions>['options'];
+type Side = 'receive' | 'publish';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const FLUSH_ON_CLOSE_MS = 1000;
 
 /**
- * Several instances (platform.md §7): subjects `<prefix>.change.<companyUuid>` and
- * `<prefix>.notify.<recipientType>.<recipientUuid>`, body `{origin, payload}`. Every instance subscribes to all of
- * them without a queue group. Local listeners get a publish at once; messages that come back with our own origin
- * are dropped. While the channel is down, publishing skips NATS (nothing buffered or replayed), local delivery
- * goes on, and the reconnection is announced so streams can be reset.
+ * Several instances (platform.md §7) over the `@nestjs/microservices` NATS transport: a ClientNats publishes, the
+ * transport's ServerNats receives (hosted by the Nest app: `app.connectMicroservice({ strategy: bus.transport })`).
+ * Subjects `<prefix>.change.<companyUuid>` and `<prefix>.notify.<recipientType>.<recipientUuid>`, body
+ * `{origin, payload}`; every instance subscribes to all of them without a queue group. Local listeners get a publish
+ * at once; messages that come back with our own origin are dropped; relayed ones are emitted with `relayed: true`
+ * only. While the channel is down, publishing skips NATS (logged and counted, nothing buffered or replayed), local
+ * delivery goes on, readiness shows the bus down, and its return after a loss emits `BUS_EVENTS.resync`.
+ *
+ * Start-up never waits on NATS: both sides dial with `waitOnFirstConnect` and unlimited reconnects, nobody awaits
+ * the transport's `listen` (which only returns once connected), and up/down comes from the two status streams, where
+ * "never connected" is down (the `reconnect` event does not fire for a first connect).
  */
-export class NatsEventBus extends EventBus {
+export class NatsEventBus extends EmitterEventBus {
   readonly instanceId = randomUUID();
-  private readonly local: LocalListeners;
-  private readonly reconnectListeners = new Set<() => void>();
-  private nc: NatsConnection | null = null;
-  private state: 'up' | 'down' = 'down';
-  private wasConnected = false;
+  /** The receiving side, a Nest microservice transport strategy. */
+  readonly transport: ServerNats;
+  private readonly client: ClientNats;
+  private readonly connected: Record<Side, boolean> = { receive: false, publish: false };
+  private readonly state$ = new BehaviorSubject<'up' | 'down'>('down');
+  private wasUp = false;
   private closed = false;
-  private subs: Subscription[] = [];
-  private readonly encoder = new TextEncoder();
-  private readonly decoder = new TextDecoder();
   private lastPublishWarning = 0;
 
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly prefix: string,
     private readonly logger: Logger,
     private readonly metrics: MetricsService,
+    emitter = new EventEmitter2(EMITTER_DEFAULTS),
   ) {
-    super();
-    this.local = new LocalListeners((err) => this.logger.error({ err: String(err) }, 'event listener failed'));
+    super(emitter, (err) => logger.error({ err: String(err) }, 'event listener failed'));
+    const servers = url.split(',').map((s) => s.trim()).filter(Boolean);
+    this.transport = new ServerNats(this.options(servers, 'sub'));
+    this.client = new ClientNats(this.options(servers, 'pub'));
+    // The prefix is runtime configuration (BUS_SUBJECT_PREFIX) while `@EventPattern` subjects are fixed when the code
+    // loads, so the two wildcard handlers are registered from configuration here.
+    this.transport.addHandler(`${prefix}.change.*`, async (env: Envelope | null) => this.receive('change', env), true);
+    this.transport.addHandler(`${prefix}.notify.*.*`, async (env: Envelope | null) => this.receive('notification', env), true);
+    // Kept after close: a first connect that completes just as the bus closes is closed again (onStatus).
+    this.transport.status.subscribe((s) => this.onStatus('receive', String(s)));
+    this.client.status.subscribe((s) => this.onStatus('publish', String(s)));
   }
 
-  /** Starts connecting in the background; never throws, never blocks start-up on NATS. */
+  private options(servers: string[], role: 'pub' | 'sub'): TransportOptions {
+    return {
+      servers,
+      name: `svc-${this.instanceId}-${role}`,
+      waitOnFirstConnect: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      reconnectJitter: 200,
+      pingInterval: 10_000,
+      maxPingOut: 2,
+      serializer: new EnvelopeSerializer(),
+      deserializer: new EnvelopeDeserializer(),
+      // With `waitOnFirstConnect` a first connect dials until it succeeds and nothing outside can cancel it; a
+      // server-selection handler that throws is the client's documented way to reject it, so closing the bus while
+      // NATS is down ends the dial loop instead of leaving it (and the process) running.
+      reconnectToServer: () => {
+        if (this.closed) throw new Error('event bus closed');
+        return null;
+      },
+    } as TransportOptions;
+  }
+
+  /** Connects the publishing side in the background; never throws, never blocks start-up. */
+  connect(): void {
+    this.client.connect().catch((err: unknown) => {
+      if (!this.closed) this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'NATS publisher gave up connecting');
+    });
+  }
+
+  /** Without a Nest app hosting the transport (tests, bench): starts both sides directly, not awaited either. */
   start(): void {
-    void this.connectLoop();
+    this.connect();
+    void this.transport.listen((err) => {
+      if (err && !this.closed) this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'NATS subscriber gave up connecting');
+    });
   }
 
-  /** Resolves once connected (or after `timeoutMs`); for start-up and tests. */
-  async waitUntilUp(timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.state !== 'up' && Date.now() < deadline && !this.closed) await new Promise((r) => setTimeout(r, 25));
-    return this.state === 'up';
+  /** Resolves once connected (true) or after `timeoutMs` (false); for start-up and tests. */
+  waitUntilUp(timeoutMs: number): Promise<boolean> {
+    const up = this.state$.pipe(
+      filter((s) => s === 'up'),
+      map(() => true),
+    );
+    return firstValueFrom(merge(up, timer(timeoutMs).pipe(map(() => false))));
   }
 
-  private async connectLoop(): Promise<void> {
-    while (!this.closed && !this.nc) {
-      try {
-        const nc = await connect({
-          servers: this.url,
-          name: `svc-${this.instanceId}`,
-          maxReconnectAttempts: -1,
-          reconnectTimeWait: 500,
-          reconnectJitter: 200,
-          pingInterval: 10_000,
-          maxPingOut: 2,
-          noEcho: true,
-        });
-        if (this.closed) {
-          await nc.close();
-          return;
-        }
-        this.nc = nc;
-        this.subscribeAll(nc);
-        this.markUp(false);
-        void this.watchStatus(nc);
-      } catch (err) {
-        this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'NATS connection failed; retrying');
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    }
-  }
-
-  private subscribeAll(nc: NatsConnection): void {
-    this.subs = [
-      nc.subscribe(`${this.prefix}.change.*`, { callback: (err, msg) => void (err || this.receive('change', msg.data)) }),
-      nc.subscribe(`${this.prefix}.notify.*.*`, { callback: (err, msg) => void (err || this.receive('notification', msg.data)) }),
-    ];
-  }
-
-  private async watchStatus(nc: NatsConnection): Promise<void> {
-    for await (const s of nc.status()) {
-      if (s.type === 'disconnect' || s.type === 'staleConnection') {
-        if (this.state === 'up') this.logger.warn('NATS connection lost; serving local events only');
-        this.state = 'down';
-      } else if (s.type === 'reconnect') {
-        this.markUp(true);
-      } else if (s.type === 'close') {
-        this.state = 'down';
-      }
-    }
-  }
-
-  private markUp(reconnected: boolean): void {
-    this.state = 'up';
-    if (reconnected || this.wasConnected) {
-      this.logger.info('NATS connection restored; ending open streams so browsers resync');
-      for (const l of this.reconnectListeners) {
-        try {
-          l();
-        } catch (err) {
-          this.logger.error({ err: String(err) }, 'reconnect listener failed');
-        }
-      }
-    } else {
-      this.logger.info({ instanceId: this.instanceId }, 'NATS connected');
-    }
-    this.wasConnected = true;
-  }
-
-  private receive(kind: BusEventKind, data: Uint8Array): void {
-    let env: Envelope;
-    try {
-      env = JSON.parse(this.decoder.decode(data)) as Envelope;
-    } catch {
+  private onStatus(side: Side, status: string): void {
+    if (this.closed) {
+      // A first connect that completed just as the bus closed: close that side again.
+      if (status === 'connected') setImmediate(() => void (side === 'receive' ? this.transport.close() : this.client.close()).catch(() => undefined));
       return;
     }
+    this.connected[side] = status === 'connected';
+    const next = this.connected.receive && this.connected.publish ? 'up' : 'down';
+    if (next === this.state$.value) return;
+    this.state$.next(next);
+    if (next === 'down') {
+      this.logger.warn({ side }, 'NATS connection lost; serving local events only');
+    } else if (this.wasUp) {
+      this.logger.info('NATS connection restored; ending open streams so browsers resync');
+      this.resync();
+    } else {
+      this.wasUp = true;
+      this.logger.info({ instanceId: this.instanceId }, 'NATS connected');
+    }
+  }
+
+  private receive(kind: BusEventKind, env: Envelope | null): void {
     if (!env || env.origin === this.instanceId) return;
     const payload = kind === 'change' ? asChange(env.payload) : asNotification(env.payload);
     if (!payload) return;
-    this.metrics.eventsRelayed.inc({ kind: kind === 'change' ? 'change' : 'notification' });
+    this.metrics.eventsRelayed.inc({ kind });
     // Relayed messages are only forwarded to local listeners flagged as relayed: they never cause writes.
-    this.local.deliver(kind, payload as BusEvents[typeof kind], { relayed: true });
+    this.deliver(kind, payload as BusEvents[typeof kind], { relayed: true });
   }
 
   publish<K extends BusEventKind>(kind: K, payload: BusEvents[K]): void {
-    this.local.deliver(kind, payload, { relayed: false });
+    this.deliver(kind, payload, { relayed: false });
+    if (this.state$.value !== 'up') {
+      this.publishFailed(new Error('NATS is down'));
+      return;
+    }
     const subject =
       kind === 'change'
         ? `${this.prefix}.change.${(payload as RealtimeEvent).companyUuid}`
         : `${this.prefix}.notify.${(payload as NotificationMessage).recipientType}.${(payload as NotificationMessage).recipientUuid}`;
-    if (this.state !== 'up' || !this.nc) {
-      this.publishFailed(new Error('NATS is down'));
-      return;
-    }
-    try {
-      this.nc.publish(subject, this.encoder.encode(JSON.stringify({ origin: this.instanceId, payload } satisfies Envelope)));
-    } catch (err) {
-      this.publishFailed(err);
-    }
+    this.client.emit<void, Envelope>(subject, { origin: this.instanceId, payload }).subscribe({ error: (err: unknown) => this.publishFailed(err) });
   }
 
   private publishFailed(err: unknown): void {
@@ -161,41 +158,23 @@ export class NatsEventBus extends EventBus {
     }
   }
 
-  subscribe<K extends BusEventKind>(kind: K, listener: BusListener<K>): () => void {
-    return this.local.add(kind, listener);
-  }
-
   status(): BusStatus {
-    return { state: this.state };
-  }
-
-  onReconnect(listener: () => void): () => void {
-    this.reconnectListeners.add(listener);
-    return () => this.reconnectListeners.delete(listener);
+    return { state: this.state$.value };
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    // ClientNats.close() closes its connection without flushing, which would lose the publishes of the last
+    // requests still in the outbound buffer; the transport offers no flush, so unwrap() for that one thing.
+    if (this.state$.value === 'up') await flushWithin(this.client.unwrap<NatsConnection>(), FLUSH_ON_CLOSE_MS);
     this.closed = true;
-    const nc = this.nc;
-    this.nc = null;
-    this.state = 'down';
-    if (nc) {
-      for (const s of this.subs) s.unsubscribe();
-      await nc.drain().catch(() => nc.close());
-    }
+    this.state$.next('down');
+    await Promise.allSettled([this.transport.close(), this.client.close()]);
   }
 }
 
-function asChange(p: unknown): RealtimeEvent | null {
-  const e = p as RealtimeEvent;
-  if (!e || typeof e !== 'object' || !UUID.test(String(e.companyUuid)) || !UUID.test(String(e.projectUuid)) || !UUID.test(String(e.entityUuid))) return null;
-  if (!['task', 'idea', 'proposal', 'document'].includes(e.entityType) || !['created', 'updated', 'deleted'].includes(e.action)) return null;
-  return { companyUuid: e.companyUuid, projectUuid: e.projectUuid, entityType: e.entityType, entityUuid: e.entityUuid, action: e.action };
-}
-
-function asNotification(p: unknown): NotificationMessage | null {
-  const m = p as NotificationMessage;
-  if (!m || typeof m !== 'object' || (m.recipientType !== 'user' && m.recipientType !== 'agent') || !UUID.test(String(m.recipientUuid))) return null;
-  if (!m.frame || typeof m.frame !== 'object' || (m.frame.type !== 'new_notification' && m.frame.type !== 'count_update')) return null;
-  return { recipientType: m.recipientType, recipientUuid: m.recipientUuid, frame: m.frame };
+async function flushWithin(nc: NatsConnection, ms: number): Promise<void> {
+  let timeout: NodeJS.Timeout | undefined;
+  await Promise.race([nc.flush().catch(() => undefined), new Promise<void>((resolve) => (timeout = setTimeout(resolve, ms)))]);
+  clearTimeout(timeout);
 }

@@ -1,8 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { ActorType } from '../auth/actor.js';
-import type { EntityType } from '../event-bus/events.js';
+import type { ActorType } from '../../shared/auth/actor.js';
+import type { EntityType } from '../../shared/event-bus/events.js';
 
-/** The project's audit stream (domain.md §2.18); written by the transaction runner for every mutation. */
+/** The project's audit stream (domain.md §2.18); owned by collaboration, written by ActivityService before commit. */
 @Entity('activity')
 export class ActivityEntity {
   @PrimaryColumn('uuid') uuid: string;

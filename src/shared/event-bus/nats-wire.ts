@@ -1,0 +1,46 @@
+import type { Deserializer, IncomingEvent, ReadPacket, Serializer } from '@nestjs/microservices';
+
+/** platform.md §7: the message body on the wire, exactly. */
+export interface Envelope {
+  origin: string;
+  payload: unknown;
+}
+
+/**
+ * The microservices client wraps every message as `{pattern, data}`; the subject already carries the pattern, so
+ * only `data` (the envelope) goes on the wire. Instances that drive the raw NATS client read and write the same
+ * body, which keeps a rolling restart across versions working.
+ */
+export class EnvelopeSerializer implements Serializer<ReadPacket<Envelope>, { data: string }> {
+  serialize(packet: ReadPacket<Envelope>): { data: string } {
+    return { data: JSON.stringify({ origin: packet.data.origin, payload: packet.data.payload } satisfies Envelope) };
+  }
+}
+
+/** What the transport's server hands us: the message bytes (a `@nats-io` Msg). */
+interface RawMessage {
+  data: Uint8Array;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Reads §7's body as an event of the subscription it arrived on (never a request: no `id`, so no reply is
+ * attempted). A body that is not a JSON envelope becomes `data: null`, which the bus drops silently, as before.
+ */
+export class EnvelopeDeserializer implements Deserializer<RawMessage, IncomingEvent> {
+  deserialize(msg: RawMessage, options?: Record<string, unknown>): IncomingEvent {
+    return { pattern: options?.channel, data: parseEnvelope(msg.data) };
+  }
+}
+
+export function parseEnvelope(bytes: Uint8Array): Envelope | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(decoder.decode(bytes));
+  } catch {
+    return null;
+  }
+  if (!body || typeof body !== 'object' || typeof (body as Envelope).origin !== 'string') return null;
+  return body as Envelope;
+}

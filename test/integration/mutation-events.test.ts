@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import type { DataSource } from 'typeorm';
+import { loadConfig } from '../../src/config/config.js';
+import { ActivityEntity, CollaborationModule, MentionEntity } from '../../src/modules/collaboration/index.js';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import { CoreModule } from '../../src/shared/core.module.js';
+import { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
+import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
+import { MUTATION_EVENTS, type ActivityCommitted, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import { Lifecycle } from '../../src/shared/lifecycle.js';
+import { createLogger, PinoNestLogger, requestContext } from '../../src/shared/logging/logger.js';
+import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
+import { CollabFactory } from '../factories/collab.factory.js';
+import { IdentityFactory } from '../factories/identity.factory.js';
+import { userActor } from '../utils/harness.js';
+import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+
+/**
+ * The mutation events through the framework's own path: a Nest application context with the kernel's
+ * EventEmitterModule, collaboration's audit writer and two reactions found by `@OnEvent`, one of which fails.
+ */
+const reactions: string[] = [];
+
+@Injectable()
+class FailingReaction {
+  @OnEvent(MUTATION_EVENTS.activityCommitted)
+  async react(): Promise<void> {
+    throw new Error('reaction boom');
+  }
+}
+
+@Injectable()
+class SlowReaction {
+  @OnEvent(MUTATION_EVENTS.activityCommitted)
+  async react(m: ActivityCommitted): Promise<void> {
+    await new Promise((r) => setTimeout(r, 50));
+    reactions.push(m.activities.map((a) => a.action).join(','));
+  }
+}
+
+@Module({ providers: [FailingReaction, SlowReaction] })
+class ReactionsModule {}
+
+let tdb: TestDatabase;
+let db: DataSource;
+let app: INestApplicationContext;
+let runner: TransactionRunner;
+let actor: Actor;
+let projectUuid: string;
+const logs: Array<Record<string, unknown>> = [];
+const changes: RealtimeEvent[] = [];
+
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  db = tdb.dataSource;
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const logger = createLogger('info', sink);
+  const config = loadConfig({ DATABASE_URL: tdb.url });
+  @Module({ imports: [CoreModule.forRoot({ config, dataSource: db, logger, metrics: new MetricsService(), lifecycle: new Lifecycle() }), CollaborationModule, ReactionsModule] })
+  class TestModule {}
+  app = await NestFactory.createApplicationContext(TestModule, { logger: new PinoNestLogger(logger) });
+  runner = app.get(TransactionRunner);
+  app.get(EventBus).subscribe('change', (e) => changes.push(e));
+  const ids = new IdentityFactory(db);
+  const company = await ids.company();
+  actor = userActor(await ids.user(company.uuid, { name: 'Ada' }));
+  projectUuid = (await new CollabFactory(db).project(company.uuid)).uuid;
+});
+
+afterAll(async () => {
+  await app?.close();
+  await tdb?.drop();
+});
+
+beforeEach(() => {
+  logs.length = 0;
+  reactions.length = 0;
+  changes.length = 0;
+});
+
+const activitiesOf = (targetUuid: string) => db.getRepository(ActivityEntity).findBy({ targetUuid });
+
+describe('mutation events on @nestjs/event-emitter', () => {
+  it('awaits every reaction before returning; a failing one is logged with the request id and changes nothing', async () => {
+    const target = randomUUID();
+    const result = await requestContext.run({ requestId: 'req-7' }, () =>
+      runner.run(actor, async (tx) => {
+        tx.change('idea', target, projectUuid, 'updated');
+        tx.activity({ projectUuid, targetType: 'idea', targetUuid: target, action: 'edited', value: { fields: ['title'] } });
+        tx.activity({ projectUuid, targetType: 'idea', targetUuid: target, action: 'assigned' });
+        return 'done';
+      }),
+    );
+    expect(result).toBe('done');
+    // The slow reaction ran to its end before run() returned, despite the failing one.
+    expect(reactions).toEqual(['edited,assigned']);
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', context: 'Event', msg: 'reaction boom', requestId: 'req-7' }));
+    // Collaboration's policy: two actions on one target are one row, led by the action that is not an edit.
+    expect(await activitiesOf(target)).toEqual([expect.objectContaining({ action: 'assigned', value: { changes: [{ action: 'edited', fields: ['title'] }, { action: 'assigned' }] } })]);
+    expect(changes).toEqual([{ companyUuid: actor.companyUuid, projectUuid, entityType: 'idea', entityUuid: target, action: 'updated' }]);
+  });
+
+  it('logs a plain listener that rejects, with the request id, and still returns the result', async () => {
+    const emitter = app.get(EventEmitter2);
+    const failing = async (): Promise<void> => {
+      throw new Error('plain boom');
+    };
+    emitter.on(MUTATION_EVENTS.activityCommitted, failing);
+    try {
+      const target = randomUUID();
+      const result = await requestContext.run({ requestId: 'req-8' }, () =>
+        runner.run(actor, async (tx) => {
+          tx.activity({ projectUuid, targetType: 'task', targetUuid: target, action: 'verified' });
+          return 42;
+        }),
+      );
+      expect(result).toBe(42);
+      expect(logs).toContainEqual(expect.objectContaining({ level: 'error', msg: 'post-commit handler failed', err: 'plain boom', requestId: 'req-8', event: MUTATION_EVENTS.activityCommitted }));
+      expect(await activitiesOf(target)).toHaveLength(1);
+    } finally {
+      emitter.off(MUTATION_EVENTS.activityCommitted, failing);
+    }
+  });
+
+  it('a rollback writes no activity or mention, publishes nothing and runs no reaction', async () => {
+    const target = randomUUID();
+    await expect(
+      runner.run(actor, async (tx) => {
+        tx.change('task', target, projectUuid, 'updated');
+        tx.activity({ projectUuid, targetType: 'task', targetUuid: target, action: 'edited' });
+        tx.mentions({ sourceType: 'task', sourceUuid: target, entityType: 'task', entityUuid: target, entityTitle: 'x', projectUuid, before: null, after: 'hi' });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await activitiesOf(target)).toEqual([]);
+    expect(await db.getRepository(MentionEntity).countBy({ sourceUuid: target })).toBe(0);
+    expect(changes).toEqual([]);
+    expect(reactions).toEqual([]);
+  });
+
+  it('a mutation without audit events emits no activity event', async () => {
+    await runner.run(actor, async (tx) => tx.change('document', randomUUID(), projectUuid, 'created'));
+    expect(changes).toHaveLength(1);
+    expect(reactions).toEqual([]);
+  });
+});
