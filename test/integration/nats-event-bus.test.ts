@@ -1,18 +1,27 @@
 import { randomUUID } from 'node:crypto';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Logger } from '@nestjs/common';
 import { pino } from 'pino';
 import { NatsEventBus } from '../../src/shared/event-bus/nats-event-bus.js';
-import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import type { NotificationMessage, RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { TestNatsServer } from '../utils/nats-server.js';
 
-const until = async (cond: () => boolean, timeoutMs = 5000): Promise<void> => {
+const until = async (cond: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }
 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const event = (): RealtimeEvent => ({ companyUuid: randomUUID(), projectUuid: randomUUID(), entityType: 'idea', entityUuid: randomUUID(), action: 'created' });
+const silent = pino({ level: 'silent' });
+const newBus = (url: string, prefix: string) => new NatsEventBus(url, prefix, silent, new MetricsService());
+
+// The transport logs through Nest's static logger; these tests read state, not log lines.
+beforeAll(() => Logger.overrideLogger(false));
 
 describe('NATS event bus (real nats-server)', () => {
   let nats: TestNatsServer;
@@ -22,13 +31,10 @@ describe('NATS event bus (real nats-server)', () => {
   const received: Record<'a' | 'b', Array<{ e: RealtimeEvent; relayed: boolean }>> = { a: [], b: [] };
   const reconnects = { a: 0, b: 0 };
 
-  const event = (): RealtimeEvent => ({ companyUuid: randomUUID(), projectUuid: randomUUID(), entityType: 'idea', entityUuid: randomUUID(), action: 'created' });
-
   beforeAll(async () => {
-    nats = await TestNatsServer.start();
-    const logger = pino({ level: 'silent' });
-    a = new NatsEventBus(nats.url, prefix, logger, new MetricsService());
-    b = new NatsEventBus(nats.url, prefix, logger, new MetricsService());
+    nats = await TestNatsServer.start({ monitor: true });
+    a = newBus(nats.url, prefix);
+    b = newBus(nats.url, prefix);
     a.start();
     b.start();
     expect(await a.waitUntilUp(5000)).toBe(true);
@@ -51,7 +57,7 @@ describe('NATS event bus (real nats-server)', () => {
 
   it('connects through a comma-separated list of seed servers when one of them is down', async () => {
     const dead = `nats://127.0.0.1:${await freePort()}`;
-    const listed = new NatsEventBus(`${dead},${nats.url}`, prefix, pino({ level: 'silent' }), new MetricsService());
+    const listed = newBus(`${dead},${nats.url}`, prefix);
     listed.start();
     try {
       expect(await listed.waitUntilUp(5000)).toBe(true);
@@ -64,12 +70,19 @@ describe('NATS event bus (real nats-server)', () => {
     }
   });
 
+  it('subscribes to the wildcard subjects of its prefix without a queue group', async () => {
+    const conns = await nats.connections();
+    const receiver = conns.find((c) => c.name === `svc-${a.instanceId}-sub`);
+    expect(receiver?.subscriptions_list_detail?.map((s) => s.subject).sort()).toEqual([`${prefix}.change.*`, `${prefix}.notify.*.*`]);
+    expect(receiver?.subscriptions_list_detail?.every((s) => !s.qgroup)).toBe(true);
+  });
+
   it('delivers locally at once and exactly once on the other instance, dropping its own echo', async () => {
     const e = event();
     a.publish('change', e);
     expect(received.a).toEqual([{ e, relayed: false }]);
     await until(() => received.b.length === 1);
-    await new Promise((r) => setTimeout(r, 150));
+    await sleep(150);
     expect(received.b).toEqual([{ e, relayed: true }]);
     expect(received.a).toHaveLength(1);
   });
@@ -84,6 +97,49 @@ describe('NATS event bus (real nats-server)', () => {
     off();
   });
 
+  describe('the body on the wire is exactly {origin, payload}, both ways (rolling restarts with the raw client)', () => {
+    let raw: NatsConnection;
+    beforeAll(async () => {
+      raw = await connect({ servers: nats.url });
+    });
+    afterAll(() => raw.close());
+
+    it('publishes exactly {origin, payload} on the per-company and per-recipient subjects', async () => {
+      const seen: Array<{ subject: string; body: string }> = [];
+      const sub = raw.subscribe(`${prefix}.>`, { callback: (_err, m) => seen.push({ subject: m.subject, body: m.string() }) });
+      await raw.flush();
+      const e = event();
+      const n: NotificationMessage = { recipientType: 'agent', recipientUuid: randomUUID(), frame: { type: 'count_update', unreadCount: 3 } };
+      a.publish('change', e);
+      a.publish('notification', n);
+      await until(() => seen.length === 2);
+      sub.unsubscribe();
+      expect(seen).toEqual([
+        { subject: `${prefix}.change.${e.companyUuid}`, body: JSON.stringify({ origin: a.instanceId, payload: e }) },
+        { subject: `${prefix}.notify.agent.${n.recipientUuid}`, body: JSON.stringify({ origin: a.instanceId, payload: n }) },
+      ]);
+      expect(seen.some((s) => s.body.includes('"pattern"'))).toBe(false);
+    });
+
+    it('receives a raw {origin, payload} as relayed; drops its own origin, wrapped and malformed bodies, and extra fields', async () => {
+      const e = event();
+      const bad = event();
+      raw.publish(`${prefix}.change.${bad.companyUuid}`, 'not json');
+      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ pattern: 'x', data: { origin: 'other', payload: bad } }));
+      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ origin: b.instanceId, payload: bad }));
+      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ origin: 'old-instance', payload: { ...bad, entityType: 'bogus' } }));
+      raw.publish(`${prefix}.change.${e.companyUuid}`, JSON.stringify({ origin: 'old-instance', payload: { ...e, extra: 'dropped' } }));
+      await until(() => received.b.length === 1 && received.a.length === 2);
+      await sleep(150);
+      expect(received.b).toEqual([{ e, relayed: true }]);
+      // b's origin is only b's own echo: a relays it.
+      expect(received.a).toEqual([
+        { e: bad, relayed: true },
+        { e, relayed: true },
+      ]);
+    });
+  });
+
   it('keeps local delivery through an outage, reports down, and announces the reconnection once', async () => {
     await nats.stop();
     await until(() => a.status().state === 'down' && b.status().state === 'down');
@@ -94,11 +150,69 @@ describe('NATS event bus (real nats-server)', () => {
     await until(() => a.status().state === 'up' && b.status().state === 'up', 10000);
     expect(reconnects).toEqual({ a: 1, b: 1 });
     // Nothing published during the outage is replayed.
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     expect(received.b).toHaveLength(0);
     const after = event();
     a.publish('change', after);
     await until(() => received.b.length === 1);
     expect(received.b[0]).toEqual({ e: after, relayed: true });
+  });
+});
+
+describe('NATS event bus started while NATS is down', () => {
+  it('starts at once, reports down, delivers locally, and connects and relays once NATS is up (no resync on a first connect)', async () => {
+    const nats = await TestNatsServer.reserve();
+    const prefix = `d${randomUUID().slice(0, 8)}`;
+    const bus = newBus(nats.url, prefix);
+    const local: Array<{ e: RealtimeEvent; relayed: boolean }> = [];
+    let resyncs = 0;
+    bus.subscribe('change', (e, meta) => local.push({ e, relayed: meta.relayed }));
+    bus.onReconnect(() => resyncs++);
+    let raw: NatsConnection | null = null;
+    try {
+      bus.start();
+      expect(bus.status()).toEqual({ state: 'down' });
+      expect(await bus.waitUntilUp(300)).toBe(false);
+      const during = event();
+      bus.publish('change', during);
+      expect(local).toEqual([{ e: during, relayed: false }]);
+
+      await nats.start();
+      expect(await bus.waitUntilUp(10_000)).toBe(true);
+      expect(resyncs).toBe(0);
+      raw = await connect({ servers: nats.url });
+      const bodies: string[] = [];
+      raw.subscribe(`${prefix}.change.*`, { callback: (_err, m) => bodies.push(m.string()) });
+      await raw.flush();
+      const out = event();
+      bus.publish('change', out);
+      await until(() => bodies.length === 1);
+      expect(JSON.parse(bodies[0])).toEqual({ origin: bus.instanceId, payload: out });
+      const inbound = event();
+      raw.publish(`${prefix}.change.${inbound.companyUuid}`, JSON.stringify({ origin: 'peer', payload: inbound }));
+      await until(() => local.length === 3);
+      expect(local.at(-1)).toEqual({ e: inbound, relayed: true });
+    } finally {
+      await raw?.close();
+      await bus.close();
+      await nats.stop();
+    }
+  });
+
+  it('closing while NATS is down ends the connect attempts: the bus never connects afterwards', async () => {
+    const nats = await TestNatsServer.reserve({ monitor: true });
+    const bus = newBus(nats.url, `c${randomUUID().slice(0, 8)}`);
+    bus.start();
+    await sleep(100);
+    await bus.close();
+    await nats.start();
+    await sleep(1500);
+    try {
+      // Not even a connection that was closed again: the dial loop ended with the close.
+      expect((await nats.connections('all')).filter((c) => c.name?.startsWith(`svc-${bus.instanceId}`))).toEqual([]);
+      expect(bus.status()).toEqual({ state: 'down' });
+    } finally {
+      await nats.stop();
+    }
   });
 });

@@ -4,15 +4,31 @@ import { portAccepts } from './ports.js';
 
 export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
-/** A real nats-server of the test's own on a free port, which the test may stop and start again. */
+/** A client connection as the server's monitoring endpoint (`/connz?subs=detail`) lists it. */
+export interface NatsConnectionInfo {
+  name?: string;
+  subscriptions_list_detail?: Array<{ subject: string; qgroup?: string }>;
+}
+
+/**
+ * A real nats-server of the test's own on a free port, which the test may stop and start again. `reserve()` picks
+ * the port without starting it (a server that is down from the beginning); `monitor` adds the HTTP monitoring port.
+ */
 export class TestNatsServer {
   private proc: ChildProcess | null = null;
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    readonly monitorPort: number | null,
+  ) {}
 
-  static async start(): Promise<TestNatsServer> {
-    const s = new TestNatsServer(await freePort());
+  static async start(opts: { monitor?: boolean } = {}): Promise<TestNatsServer> {
+    const s = await TestNatsServer.reserve(opts);
     await s.start();
     return s;
+  }
+
+  static async reserve(opts: { monitor?: boolean } = {}): Promise<TestNatsServer> {
+    return new TestNatsServer(await freePort(), opts.monitor ? await freePort() : null);
   }
 
   get url(): string {
@@ -20,12 +36,21 @@ export class TestNatsServer {
   }
 
   async start(): Promise<void> {
-    this.proc = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(this.port)], { stdio: 'ignore' });
+    const args = ['-a', '127.0.0.1', '-p', String(this.port)];
+    if (this.monitorPort) args.push('-m', String(this.monitorPort));
+    this.proc = spawn(NATS_SERVER_BIN, args, { stdio: 'ignore' });
     for (let i = 0; i < 100; i++) {
-      if (await portAccepts(this.port)) return;
+      if ((await portAccepts(this.port)) && (!this.monitorPort || (await portAccepts(this.monitorPort)))) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`nats-server did not start on ${this.port}`);
+  }
+
+  /** The client connections the server holds now, or also the recently closed ones (`all`); needs `monitor`. */
+  async connections(state: 'open' | 'all' = 'open'): Promise<NatsConnectionInfo[]> {
+    if (!this.monitorPort) throw new Error('started without monitor');
+    const res = await fetch(`http://127.0.0.1:${this.monitorPort}/connz?subs=detail&state=${state}`);
+    return ((await res.json()) as { connections?: NatsConnectionInfo[] }).connections ?? [];
   }
 
   async stop(): Promise<void> {

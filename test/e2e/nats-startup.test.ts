@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { IdentityFactory } from '../factories/identity.factory.js';
+import { HttpClient } from '../utils/http.js';
+import { TestNatsServer } from '../utils/nats-server.js';
+import { openEventSource, type TestEventSource } from '../utils/sse.js';
+import { startTestApp, type TestApp } from '../utils/test-app.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, cond: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await sleep(50);
+  }
+}
+
+/**
+ * The service started while its NATS server is down (platform.md §7): start-up completes, readiness reports the bus
+ * down while mutations and local streams work, and once NATS comes up the bus connects on its own and relays both
+ * ways with the body `{origin, payload}`.
+ */
+describe('starting with NATS down', () => {
+  let nats: TestNatsServer;
+  let app: TestApp;
+  let http: HttpClient;
+  let stream: TestEventSource;
+  let raw: NatsConnection | null = null;
+  let companyUuid: string;
+  let projectUuid: string;
+  const prefix = `ns${randomUUID().slice(0, 8)}`;
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.reserve();
+    app = await startTestApp({ NATS_URL: nats.url, BUS_SUBJECT_PREFIX: prefix, SSE_HEARTBEAT_MS: '30000' });
+    const ids = new IdentityFactory(app.db.dataSource);
+    companyUuid = (await ids.company()).uuid;
+    const user = await ids.user(companyUuid);
+    http = new HttpClient(app.url);
+    await http.login(user.email, user.password);
+    projectUuid = (await http.post('/api/projects', { name: 'Before NATS' })).body.data.uuid;
+    stream = openEventSource(`${app.url}/api/events?projectUuid=${projectUuid}`, http.cookie!);
+    await stream.opened;
+  }, 60_000);
+
+  afterAll(async () => {
+    stream?.close();
+    await raw?.close();
+    await app?.close();
+    await nats?.stop();
+  });
+
+  const createIdea = async (title: string): Promise<string> => {
+    const res = await http.post(`/api/projects/${projectUuid}/ideas`, { title });
+    expect(res.status).toBe(201);
+    return res.body.data.uuid as string;
+  };
+
+  it('is live, reports the bus down in readiness, and keeps mutations and local streams working', async () => {
+    expect((await http.get('/health/live')).body).toEqual({ status: 'ok' });
+    const ready = await http.get('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: 'unavailable', checks: { database: 'up', bus: 'down' } });
+    const idea = await createIdea('While NATS is down');
+    expect((await stream.waitFor(1)).map((m) => JSON.parse(m).entityUuid)).toEqual([idea]);
+  });
+
+  it('connects once NATS is up, without ending open streams, and relays both ways with the exact body', async () => {
+    await nats.start();
+    await until('ready', async () => (await http.get('/health/ready')).status === 200);
+    expect((await http.get('/health/ready')).body).toEqual({ status: 'ok', checks: { database: 'up', bus: 'up' } });
+
+    raw = await connect({ servers: nats.url });
+    const bodies: string[] = [];
+    raw.subscribe(`${prefix}.change.${companyUuid}`, { callback: (_err, m) => bodies.push(m.string()) });
+    await raw.flush();
+    const idea = await createIdea('After NATS came up');
+    await until('the change on NATS', async () => bodies.length === 1);
+    const body = JSON.parse(bodies[0]) as { origin: string; payload: unknown };
+    expect(Object.keys(body)).toEqual(['origin', 'payload']);
+    expect(body.payload).toEqual({ companyUuid, projectUuid, entityType: 'idea', entityUuid: idea, action: 'created' });
+
+    // A peer of the previous version publishes with the raw client: the open stream (never reset) gets it.
+    const peer = { companyUuid, projectUuid, entityType: 'idea', entityUuid: randomUUID(), action: 'updated' };
+    raw.publish(`${prefix}.change.${companyUuid}`, JSON.stringify({ origin: randomUUID(), payload: peer }));
+    const frames = (await stream.waitFor(3)).map((m) => JSON.parse(m));
+    expect(frames.slice(1)).toEqual([expect.objectContaining({ entityUuid: idea }), peer]);
+  });
+});
+
+describe('stopping while NATS is down', () => {
+  it('stops without waiting for NATS', async () => {
+    const nats = await TestNatsServer.reserve();
+    const app = await startTestApp({ NATS_URL: nats.url });
+    expect((await fetch(`${app.url}/health/ready`)).status).toBe(503);
+    await app.close();
+    expect(app.logs.filter((l) => l.level === 'fatal' || l.level === 'error')).toEqual([]);
+  });
+});
