@@ -73,7 +73,7 @@ describe('starting with NATS down', () => {
 
     raw = await connect({ servers: nats.url });
     const bodies: string[] = [];
-    raw.subscribe(`${prefix}.change.${companyUuid}`, { callback: (_err, m) => bodies.push(m.string()) });
+    raw.subscribe(`${prefix}.change.${companyUuid}`, { callback: (_err, m) => void bodies.push(m.string()) });
     await raw.flush();
     const idea = await createIdea('After NATS came up');
     await until('the change on NATS', async () => bodies.length === 1);

@@ -106,7 +106,7 @@ describe('NATS event bus (real nats-server)', () => {
 
     it('publishes exactly {origin, payload} on the per-company and per-recipient subjects', async () => {
       const seen: Array<{ subject: string; body: string }> = [];
-      const sub = raw.subscribe(`${prefix}.>`, { callback: (_err, m) => seen.push({ subject: m.subject, body: m.string() }) });
+      const sub = raw.subscribe(`${prefix}.>`, { callback: (_err, m) => void seen.push({ subject: m.subject, body: m.string() }) });
       await raw.flush();
       const e = event();
       const n: NotificationMessage = { recipientType: 'agent', recipientUuid: randomUUID(), frame: { type: 'count_update', unreadCount: 3 } };
@@ -182,7 +182,7 @@ describe('NATS event bus started while NATS is down', () => {
       expect(resyncs).toBe(0);
       raw = await connect({ servers: nats.url });
       const bodies: string[] = [];
-      raw.subscribe(`${prefix}.change.*`, { callback: (_err, m) => bodies.push(m.string()) });
+      raw.subscribe(`${prefix}.change.*`, { callback: (_err, m) => void bodies.push(m.string()) });
       await raw.flush();
       const out = event();
       bus.publish('change', out);

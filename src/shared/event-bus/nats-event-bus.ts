@@ -70,8 +70,7 @@ export class NatsEventBus extends EmitterEventBus {
       reconnectJitter: 200,
       pingInterval: 10_000,
       maxPingOut: 2,
-      serializer: new EnvelopeSerializer(),
-      deserializer: new EnvelopeDeserializer(),
+      ...(role === 'pub' ? { serializer: new EnvelopeSerializer() } : { deserializer: new EnvelopeDeserializer() }),
       // With `waitOnFirstConnect` a first connect dials until it succeeds and nothing outside can cancel it; a
       // server-selection handler that throws is the client's documented way to reject it, so closing the bus while
       // NATS is down ends the dial loop instead of leaving it (and the process) running.
