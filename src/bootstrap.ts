@@ -82,12 +82,10 @@ export interface RunningService {
  * transport's start only settles once connected, so it is not awaited; a reachable server gets a moment so the
  * first requests are relayed, an unreachable one does not block (readiness reports the bus down until it is up).
  */
-async function startBus(app: INestApplication, bus: EventBus, logger: Logger): Promise<void> {
+async function startBus(app: INestApplication, bus: EventBus): Promise<void> {
   if (!(bus instanceof NatsEventBus)) return;
   app.connectMicroservice({ strategy: bus.transport });
-  app.startAllMicroservices().catch((err: unknown) => {
-    if (bus.status().state !== 'up') logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'NATS transport stopped before connecting');
-  });
+  app.startAllMicroservices().catch((err: unknown) => bus.transportFailed(err));
   bus.connect();
   await bus.waitUntilUp(2000);
 }
@@ -108,7 +106,7 @@ export async function startService(config: AppConfig, logger: Logger, opts: { da
     throw err;
   }
   const bus = app.get(EventBus);
-  await startBus(app, bus, logger);
+  await startBus(app, bus);
   const express = app.getHttpAdapter().getInstance() as Application;
   express.disable('x-powered-by');
   express.set('etag', false);

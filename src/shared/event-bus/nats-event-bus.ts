@@ -88,11 +88,16 @@ export class NatsEventBus extends EmitterEventBus {
     });
   }
 
+  /** The transport's start settles only once connected, or fails if it gives up (or the bus closed first). */
+  transportFailed(err: unknown): void {
+    if (!this.closed) this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'NATS subscriber gave up connecting');
+  }
+
   /** Without a Nest app hosting the transport (tests, bench): starts both sides directly, not awaited either. */
   start(): void {
     this.connect();
     void this.transport.listen((err) => {
-      if (err && !this.closed) this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'NATS subscriber gave up connecting');
+      if (err) this.transportFailed(err);
     });
   }
 
