@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { CommentEntity, CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
+import { CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { ActivityEntity } from '../../src/shared/database/activity.entity.js';
 import type { CommittedMutation } from '../../src/shared/database/transaction-runner.js';
@@ -8,6 +8,7 @@ import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { CommentEntity } from '../../src/entities.js';
 
 type Kind = 'idea' | 'proposal' | 'task' | 'document';
 const KINDS: Kind[] = ['idea', 'proposal', 'task', 'document'];

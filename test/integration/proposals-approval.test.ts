@@ -1,11 +1,8 @@
 import { In } from 'typeorm';
-import { CommentEntity } from '../../src/modules/collaboration/index.js';
-import { DocumentEntity } from '../../src/modules/documents/index.js';
-import { SessionTaskCheckinEntity } from '../../src/modules/sessions/index.js';
-import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity } from '../../src/modules/tasks/index.js';
 import type { CommittedMutation } from '../../src/shared/database/transaction-runner.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { LONG_CONTENT, proposalIn, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+import { AcceptanceCriterionEntity, CommentEntity, DocumentEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

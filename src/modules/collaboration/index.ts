@@ -1,5 +1,7 @@
 export { CollaborationModule } from './collaboration.module.js';
-export { CommentEntity, ReferenceEntity, MentionEntity } from './collaboration.entity.js';
+export type { CommentEntity, ReferenceEntity } from './collaboration.entity.js';
+// A value export only until the bus branch moves the mention writes here from the notification generator.
+export { MentionEntity } from './collaboration.entity.js';
 export type { CommentTargetType, ReferenceTargetType, ReferenceType } from './collaboration.entity.js';
 export type { CommentRecord, ReferenceRecord, ActivityRecord } from './collaboration.records.js';
 export { toReferenceRecord } from './collaboration.records.js';

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
-import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { TaskEntity, TaskService, lockTask, type TaskSummary } from '../tasks/index.js';
+import { TaskService, lockTask, type TaskSummary } from '../tasks/index.js';
+import { ownSession, requireActive } from './session.steps.js';
 import { AgentSessionEntity, SessionTaskCheckinEntity } from './session.entity.js';
 import { toSessionRecords, type SessionRecord } from './session.records.js';
 
@@ -29,10 +29,6 @@ function sessionStatus(status: unknown): SessionStatus | null {
   if (status == null) return null;
   if (status !== 'active' && status !== 'closed') throw new ValidationError(`Invalid status: ${String(status)}`);
   return status;
-}
-
-function requireActive(session: AgentSessionEntity, operation: string): void {
-  if (session.status !== 'active') throw new InvalidStateError(`Session is ${session.status}; ${operation} requires active`);
 }
 
 /**
@@ -100,7 +96,12 @@ export class SessionService {
       const session = await this.own(em, actor, input.sessionUuid, true);
       requireActive(session, 'checkout');
       if (!isUuid(input.taskUuid)) throw new NotFoundError('Task');
-      const task = await findInCompany(em, TaskEntity, input.taskUuid, actor.companyUuid, 'Task');
+      // A plain read: the check-out touches only this module's rows.
+      const [task]: Array<{ uuid: string; projectUuid: string }> = await em.query(
+        `SELECT uuid, project_uuid AS "projectUuid" FROM task WHERE uuid = $1 AND company_uuid = $2`,
+        [input.taskUuid, actor.companyUuid],
+      );
+      if (!task) throw new NotFoundError('Task');
       const checkin = await em.findOne(SessionTaskCheckinEntity, { where: { sessionUuid: session.uuid, taskUuid: task.uuid, checkoutAt: IsNull() } });
       if (!checkin) throw new NotFoundError('Check-in');
       tx.actor.session = { uuid: session.uuid, name: session.name };
@@ -179,12 +180,8 @@ export class SessionService {
     return { sessions: await toSessionRecords(this.db.manager, rows), page: p.page, pageSize: p.pageSize, total };
   }
 
-  /** NOT_FOUND for a missing or foreign session, FORBIDDEN for another agent's. */
-  private async own(em: EntityManager, actor: Actor, sessionUuid: string, lock = false): Promise<AgentSessionEntity> {
-    if (!isUuid(sessionUuid)) throw new NotFoundError('Session');
-    const session = await findInCompany(em, AgentSessionEntity, sessionUuid, actor.companyUuid, 'Session', lock);
-    if (actor.type !== 'agent' || session.agentUuid !== actor.uuid) throw new ForbiddenError('Session belongs to another agent');
-    return session;
+  private own(em: EntityManager, actor: Actor, sessionUuid: string, lock = false): Promise<AgentSessionEntity> {
+    return ownSession(em, actor, sessionUuid, lock);
   }
 
   private async record(em: EntityManager, session: AgentSessionEntity): Promise<SessionRecord> {
