@@ -218,6 +218,8 @@ describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
       ]);
       expect((await w.f.activities(s.p.uuid)).at(-1)).toMatchObject({ action: 'revoked', value: { reviewNote: 'Wrong approach' } });
       expect((await w.f.activities(s.tb.uuid)).at(-1)).toMatchObject({ action: 'closed', value: { from: 'in_progress', proposalUuid: s.p.uuid } });
+      // Closed through the tasks module's one transition, with the revocation's own activity value (no session list).
+      expect((await w.f.activities(s.tb.uuid)).at(-1)?.value).toEqual({ from: 'in_progress', proposalUuid: s.p.uuid, reason: 'proposal_revoked' });
       expect((await w.f.activities(s.x.uuid)).map((a) => a.action)).toEqual(['dependency_removed']);
       expect((await w.f.activities(s.alreadyClosed.uuid))).toEqual([]);
       expect((await w.f.activities(s.docs[2].uuid)).map((a) => a.action)).toEqual(['report_created', 'deleted']);

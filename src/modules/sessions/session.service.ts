@@ -67,13 +67,13 @@ export class SessionService {
   async checkinTask(actor: Actor, input: { sessionUuid: string; taskUuid: string }): Promise<CheckinResult> {
     const result = await this.runner.run({ ...actor }, async (tx) => {
       const em = tx.manager;
-      requireActive(await this.own(em, actor, input.sessionUuid), 'check-in');
+      requireActive(await ownSession(em, actor, input.sessionUuid), 'check-in');
       const task = await lockTask(tx, input.taskUuid);
       if (task.status === 'done' || task.status === 'closed') {
         throw new InvalidStateError(`Task is ${task.status}; check-in requires open, assigned, in_progress or to_verify`);
       }
       // Re-read under lock: the session may have been closed since the first look.
-      const session = await this.own(em, actor, input.sessionUuid, true);
+      const session = await ownSession(em, actor, input.sessionUuid, true);
       requireActive(session, 'check-in');
       tx.actor.session = { uuid: session.uuid, name: session.name };
       const claimed = task.status === 'open' ? await this.tasks.claimLocked(tx, task) : false;
@@ -93,7 +93,7 @@ export class SessionService {
   async checkoutTask(actor: Actor, input: { sessionUuid: string; taskUuid: string }): Promise<{ sessionUuid: string; taskUuid: string; checkinAt: string; checkoutAt: string }> {
     return this.runner.run({ ...actor }, async (tx) => {
       const em = tx.manager;
-      const session = await this.own(em, actor, input.sessionUuid, true);
+      const session = await ownSession(em, actor, input.sessionUuid, true);
       requireActive(session, 'checkout');
       if (!isUuid(input.taskUuid)) throw new NotFoundError('Task');
       // A plain read: the check-out touches only this module's rows.
@@ -115,7 +115,7 @@ export class SessionService {
 
   async heartbeat(actor: Actor, input: { sessionUuid: string }): Promise<{ uuid: string; status: SessionStatus; lastActiveAt: string }> {
     return this.runner.run(actor, async (tx) => {
-      const session = await this.own(tx.manager, actor, input.sessionUuid, true);
+      const session = await ownSession(tx.manager, actor, input.sessionUuid, true);
       requireActive(session, 'heartbeat');
       const lastActiveAt = new Date();
       await tx.manager.update(AgentSessionEntity, { uuid: session.uuid }, { lastActiveAt });
@@ -127,7 +127,7 @@ export class SessionService {
   async close(actor: Actor, input: { sessionUuid: string }): Promise<SessionRecord> {
     return this.runner.run({ ...actor }, async (tx) => {
       const em = tx.manager;
-      const session = await this.own(em, actor, input.sessionUuid, true);
+      const session = await ownSession(em, actor, input.sessionUuid, true);
       if (session.status === 'closed') return this.record(em, session);
       tx.actor.session = { uuid: session.uuid, name: session.name };
       const now = new Date();
@@ -146,7 +146,7 @@ export class SessionService {
   async reopen(actor: Actor, input: { sessionUuid: string }): Promise<SessionRecord> {
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
-      const session = await this.own(em, actor, input.sessionUuid, true);
+      const session = await ownSession(em, actor, input.sessionUuid, true);
       if (session.status !== 'closed') throw new InvalidStateError(`Session is ${session.status}; reopen requires closed`);
       await em.update(AgentSessionEntity, { uuid: session.uuid }, { status: 'active', closedAt: null, lastActiveAt: new Date() });
       return this.record(em, await em.findOneByOrFail(AgentSessionEntity, { uuid: session.uuid }));
@@ -154,7 +154,7 @@ export class SessionService {
   }
 
   async get(actor: Actor, input: { sessionUuid: string }): Promise<SessionRecord> {
-    return this.record(this.db.manager, await this.own(this.db.manager, actor, input.sessionUuid));
+    return this.record(this.db.manager, await ownSession(this.db.manager, actor, input.sessionUuid));
   }
 
   /** The caller's own sessions, newest first. */
@@ -178,10 +178,6 @@ export class SessionService {
       take: p.pageSize,
     });
     return { sessions: await toSessionRecords(this.db.manager, rows), page: p.page, pageSize: p.pageSize, total };
-  }
-
-  private own(em: EntityManager, actor: Actor, sessionUuid: string, lock = false): Promise<AgentSessionEntity> {
-    return ownSession(em, actor, sessionUuid, lock);
   }
 
   private async record(em: EntityManager, session: AgentSessionEntity): Promise<SessionRecord> {
