@@ -23,7 +23,7 @@ const common = {
 /** @type {import('jest').Config} */
 export default {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.mjs'] },
     {
       ...common,
       displayName: 'integration',

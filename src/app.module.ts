@@ -12,7 +12,7 @@ import { DocumentsModule } from './modules/documents/index.js';
 import { ProposalsModule } from './modules/proposals/index.js';
 import { NotificationsModule } from './modules/notifications/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
-import { SessionModule } from './modules/sessions/index.js';
+import { SessionModule } from './modules/sessions/session.module.js';
 import { TaskModule } from './modules/tasks/index.js';
 import { ToolsModule } from './modules/tools/index.js';
 

@@ -1,16 +1,25 @@
-import { IDENTITY_ENTITIES } from './modules/identity/index.js';
-import { ProjectEntity, ProjectGroupEntity } from './modules/projects/index.js';
-import { ElaborationQuestionEntity, ElaborationRoundEntity, IdeaEntity } from './modules/ideas/index.js';
-import { ProposalEntity } from './modules/proposals/index.js';
-import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity } from './modules/tasks/index.js';
-import { DocumentEntity } from './modules/documents/index.js';
-import { ActivityEntity, CommentEntity, MentionEntity, ReferenceEntity } from './modules/collaboration/index.js';
-import { AgentSessionEntity, SessionTaskCheckinEntity } from './modules/sessions/index.js';
-import { NotificationEntity, NotificationPreferenceEntity } from './modules/notifications/index.js';
+import { ActivityEntity } from './modules/collaboration/activity.entity.js';
+import { CommentEntity, MentionEntity, ReferenceEntity } from './modules/collaboration/collaboration.entity.js';
+import { DocumentEntity } from './modules/documents/document.entity.js';
+import { ElaborationQuestionEntity, ElaborationRoundEntity, IdeaEntity } from './modules/ideas/idea.entity.js';
+import { AgentApiKeyEntity, AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './modules/identity/identity.entities.js';
+import { NotificationEntity, NotificationPreferenceEntity } from './modules/notifications/notification.entity.js';
+import { ProjectEntity, ProjectGroupEntity } from './modules/projects/project.entity.js';
+import { ProposalEntity } from './modules/proposals/proposal.entity.js';
+import { AgentSessionEntity, SessionTaskCheckinEntity } from './modules/sessions/session.entity.js';
+import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity } from './modules/tasks/task.entity.js';
 
-/** Every TypeORM entity of the service (bootstrap-level list; modules own their entity files). */
+/**
+ * Every TypeORM entity of the service, for the data source, the CLI's demo seed and tests. Bootstrap level on
+ * purpose: each module owns its entity files and exports only their types, so no other module can write its tables
+ * (README "Table ownership").
+ */
 export const ENTITIES = [
-  ...IDENTITY_ENTITIES,
+  CompanyEntity,
+  UserEntity,
+  UserSessionEntity,
+  AgentEntity,
+  AgentApiKeyEntity,
   ActivityEntity,
   ProjectGroupEntity,
   ProjectEntity,
@@ -30,3 +39,29 @@ export const ENTITIES = [
   NotificationEntity,
   NotificationPreferenceEntity,
 ];
+
+export {
+  AcceptanceCriterionEntity,
+  ActivityEntity,
+  AgentApiKeyEntity,
+  AgentEntity,
+  AgentSessionEntity,
+  CommentEntity,
+  CompanyEntity,
+  DocumentEntity,
+  ElaborationQuestionEntity,
+  ElaborationRoundEntity,
+  IdeaEntity,
+  MentionEntity,
+  NotificationEntity,
+  NotificationPreferenceEntity,
+  ProjectEntity,
+  ProjectGroupEntity,
+  ProposalEntity,
+  ReferenceEntity,
+  SessionTaskCheckinEntity,
+  TaskDependencyEntity,
+  TaskEntity,
+  UserEntity,
+  UserSessionEntity,
+};

@@ -3,11 +3,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ActorType } from '../shared/auth/actor.js';
 import { PRESETS, type Preset } from '../shared/auth/permissions.js';
 import { ConflictError } from '../shared/errors/app-error.js';
-import { AgentService, CompanyEntity, generatePassword, IdentityAdminService } from '../modules/identity/index.js';
-import { ProjectEntity } from '../modules/projects/index.js';
-import { IdeaEntity } from '../modules/ideas/index.js';
-import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity } from '../modules/tasks/index.js';
+import { AgentService, generatePassword, IdentityAdminService } from '../modules/identity/index.js';
 import type { CliCommand } from './cli-command.js';
+import { AcceptanceCriterionEntity, CompanyEntity, IdeaEntity, ProjectEntity, TaskDependencyEntity, TaskEntity } from '../entities.js';
 
 /**
  * `demo seed` (platform.md §10). Identity goes through the real services; the project content is inserted as rows in

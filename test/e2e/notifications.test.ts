@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { CommentService } from '../../src/modules/collaboration/index.js';
-import { NotificationEntity } from '../../src/modules/notifications/index.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
@@ -8,6 +7,7 @@ import { userActor } from '../utils/harness.js';
 import { HttpClient } from '../utils/http.js';
 import { openEventSource } from '../utils/sse.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { NotificationEntity } from '../../src/entities.js';
 
 const UNAUTHORIZED = { success: false, error: { code: 'UNAUTHORIZED', message: 'Authentication required' } };
 const NOT_FOUND = { success: false, error: { code: 'NOT_FOUND', message: 'Notification not found' } };

@@ -1,6 +1,6 @@
-import { SessionService } from '../../src/modules/sessions/index.js';
 import { agentActor } from '../utils/harness.js';
 import { ChangeStream, createRestWorld, expectError, expectValidation, type RestWorld } from '../utils/rest-world.js';
+import { SessionService } from '../../src/modules/sessions/session.service.js';
 
 describe('REST sessions: the read-only view of agent sessions (e2e)', () => {
   let w: RestWorld;

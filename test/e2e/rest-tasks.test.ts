@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ProposalEntity, type ProposalStatus } from '../../src/modules/proposals/index.js';
+import type { ProposalStatus } from '../../src/modules/proposals/index.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
 import { ev } from '../utils/change-events.js';
 import { createRestCast, expectInvalid, expectRefused, withEvents, type RestCast } from '../utils/rest-cast.js';
 import { expectError } from '../utils/rest-world.js';
+import { ProposalEntity } from '../../src/entities.js';
 
 /** Task routes of platform.md §9 over a running app, with change events read from a real EventSource. */
 describe('REST tasks (e2e)', () => {

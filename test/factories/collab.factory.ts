@@ -1,11 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { ActorType } from '../../src/shared/auth/actor.js';
-import { DocumentEntity, type DocumentType } from '../../src/modules/documents/index.js';
-import { IdeaEntity } from '../../src/modules/ideas/index.js';
-import { ProjectEntity, ProjectGroupEntity } from '../../src/modules/projects/index.js';
-import { ProposalEntity } from '../../src/modules/proposals/index.js';
-import { TaskEntity } from '../../src/modules/tasks/index.js';
+import type { DocumentType } from '../../src/modules/documents/index.js';
+import { DocumentEntity, IdeaEntity, ProjectEntity, ProjectGroupEntity, ProposalEntity, TaskEntity } from '../../src/entities.js';
 
 const unique = (): string => randomBytes(3).toString('hex');
 

@@ -2,11 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
-import { DocumentEntity, type DocumentType } from '../../src/modules/documents/index.js';
+import type { DocumentType } from '../../src/modules/documents/index.js';
 import { ElaborationService, IdeaService, type IdeaRecord, type QuestionInput } from '../../src/modules/ideas/index.js';
 import { ProjectGroupService, ProjectService, type GroupRecord, type ProjectRecord } from '../../src/modules/projects/index.js';
-import { ProposalEntity, type ProposalStatus } from '../../src/modules/proposals/index.js';
-import { TaskDependencyEntity, TaskEntity, type TaskStatus } from '../../src/modules/tasks/index.js';
+import type { ProposalStatus } from '../../src/modules/proposals/index.js';
+import type { TaskStatus } from '../../src/modules/tasks/index.js';
+import { DocumentEntity, ProposalEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
 const unique = (): string => randomBytes(3).toString('hex');
 

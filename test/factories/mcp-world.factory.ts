@@ -4,13 +4,13 @@ import type { Actor } from '../../src/shared/auth/actor.js';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
-import { SessionService } from '../../src/modules/sessions/index.js';
 import { TaskService, type NewTaskInput, type TaskStatus } from '../../src/modules/tasks/index.js';
 import { agentActor, createHarness, userActor } from '../utils/harness.js';
 import { callTool, mcpClient } from '../utils/mcp.js';
 import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { IdentityFactory, type SeededUser } from './identity.factory.js';
 import { TaskFactory } from './task.factory.js';
+import { SessionService } from '../../src/modules/sessions/session.service.js';
 
 const unique = (): string => randomBytes(3).toString('hex');
 

@@ -1,10 +1,7 @@
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import { resolveTarget, writeComment, type CommentRecord } from '../../src/modules/collaboration/index.js';
-import { DocumentEntity } from '../../src/modules/documents/index.js';
-import { IdeaEntity } from '../../src/modules/ideas/index.js';
-import { ProposalEntity } from '../../src/modules/proposals/index.js';
-import { TaskEntity } from '../../src/modules/tasks/index.js';
+import { DocumentEntity, IdeaEntity, ProposalEntity, TaskEntity } from '../../src/entities.js';
 
 export type Kind = 'task' | 'idea' | 'proposal' | 'document';
 const ENTITY = { task: TaskEntity, idea: IdeaEntity, proposal: ProposalEntity, document: DocumentEntity } as const;

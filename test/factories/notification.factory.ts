@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { NotificationEntity } from '../../src/modules/notifications/index.js';
+import { NotificationEntity } from '../../src/entities.js';
 
 export interface Inbox {
   type: 'user' | 'agent';

@@ -1,16 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor, ActorType } from '../../src/shared/auth/actor.js';
-import { ActivityEntity } from '../../src/modules/collaboration/index.js';
-import { CommentEntity, ReferenceEntity } from '../../src/modules/collaboration/index.js';
-import { DocumentEntity, DocumentService, type DocumentType } from '../../src/modules/documents/index.js';
-import { IdeaEntity } from '../../src/modules/ideas/index.js';
-import { ProjectEntity } from '../../src/modules/projects/index.js';
-import { ProposalApprovalService, ProposalEntity, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
-import { AgentSessionEntity, SessionTaskCheckinEntity } from '../../src/modules/sessions/index.js';
-import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, type TaskStatus } from '../../src/modules/tasks/index.js';
+import { DocumentService, type DocumentType } from '../../src/modules/documents/index.js';
+import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
+import type { TaskStatus } from '../../src/modules/tasks/index.js';
 import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
 import { IdentityFactory } from './identity.factory.js';
+import { AcceptanceCriterionEntity, ActivityEntity, AgentSessionEntity, CommentEntity, DocumentEntity, IdeaEntity, ProjectEntity, ProposalEntity, ReferenceEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
 const unique = (): string => randomBytes(3).toString('hex');
 type Who = { type: ActorType; uuid: string };

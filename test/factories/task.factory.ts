@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { ProjectEntity } from '../../src/modules/projects/index.js';
-import { ProposalEntity, type ProposalStatus } from '../../src/modules/proposals/index.js';
-import { SessionService } from '../../src/modules/sessions/index.js';
+import type { ProposalStatus } from '../../src/modules/proposals/index.js';
 import { TaskService, type NewTaskInput, type TaskStatus, type TaskSummary } from '../../src/modules/tasks/index.js';
 import { agentActor, userActor, type Harness } from '../utils/harness.js';
 import { IdentityFactory } from './identity.factory.js';
+import { ProjectEntity, ProposalEntity } from '../../src/entities.js';
+import { SessionService } from '../../src/modules/sessions/session.service.js';
 
 const unique = (): string => randomBytes(3).toString('hex');
 

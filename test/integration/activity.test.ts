@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { ActivityEntity, ActivityService, CommentService, MentionService, recentActivities, ReferenceService } from '../../src/modules/collaboration/index.js';
+import { ActivityService, CommentService, MentionService, recentActivities, ReferenceService } from '../../src/modules/collaboration/index.js';
+import { ActivityEntity } from '../../src/entities.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { CommentEntity, CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
+import { CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { ActivityEntity } from '../../src/modules/collaboration/index.js';
 import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { ActivityEntity, CommentEntity } from '../../src/entities.js';
 
 type Kind = 'idea' | 'proposal' | 'task' | 'document';
 const KINDS: Kind[] = ['idea', 'proposal', 'task', 'document'];

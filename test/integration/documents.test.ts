@@ -1,9 +1,6 @@
-import { CommentEntity } from '../../src/modules/collaboration/index.js';
-import { DocumentEntity } from '../../src/modules/documents/index.js';
-import { IdeaEntity } from '../../src/modules/ideas/index.js';
-import { ProposalEntity } from '../../src/modules/proposals/index.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { proposalIn, refused, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+import { CommentEntity, DocumentEntity, IdeaEntity, ProposalEntity } from '../../src/entities.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -2,10 +2,8 @@ import { Writable } from 'node:stream';
 import { jest } from '@jest/globals';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
-import { ActivityEntity, MentionEntity } from '../../src/modules/collaboration/index.js';
 import { AgentService } from '../../src/modules/identity/index.js';
-import { NotificationEntity, NotificationGenerator, NotificationService } from '../../src/modules/notifications/index.js';
-import { TaskEntity } from '../../src/modules/tasks/index.js';
+import { NotificationGenerator, NotificationService } from '../../src/modules/notifications/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
 import { requestContext } from '../../src/shared/logging/logger.js';
@@ -16,6 +14,7 @@ import { MutationDriver, type Kind } from '../factories/mutation.factory.js';
 import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
 import { bindOnEvent } from '../utils/on-event.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { ActivityEntity, MentionEntity, NotificationEntity, TaskEntity } from '../../src/entities.js';
 
 type Who = { type: 'user' | 'agent'; uuid: string };
 

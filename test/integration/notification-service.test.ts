@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
-import { NotificationEntity, NotificationService } from '../../src/modules/notifications/index.js';
+import { NotificationService } from '../../src/modules/notifications/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { AppError } from '../../src/shared/errors/app-error.js';
 import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
@@ -10,6 +10,7 @@ import { IdentityFactory } from '../factories/identity.factory.js';
 import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
 import { agentActor, createHarness, userActor } from '../utils/harness.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { NotificationEntity } from '../../src/entities.js';
 
 let tdb: TestDatabase;
 let db: DataSource;

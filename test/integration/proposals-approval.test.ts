@@ -1,11 +1,8 @@
 import { In } from 'typeorm';
-import { CommentEntity } from '../../src/modules/collaboration/index.js';
-import { DocumentEntity } from '../../src/modules/documents/index.js';
-import { SessionTaskCheckinEntity } from '../../src/modules/sessions/index.js';
-import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity } from '../../src/modules/tasks/index.js';
 import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { LONG_CONTENT, proposalIn, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+import { AcceptanceCriterionEntity, CommentEntity, DocumentEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -221,6 +218,8 @@ describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
       ]);
       expect((await w.f.activities(s.p.uuid)).at(-1)).toMatchObject({ action: 'revoked', value: { reviewNote: 'Wrong approach' } });
       expect((await w.f.activities(s.tb.uuid)).at(-1)).toMatchObject({ action: 'closed', value: { from: 'in_progress', proposalUuid: s.p.uuid } });
+      // Closed through the tasks module's one transition, with the revocation's own activity value (no session list).
+      expect((await w.f.activities(s.tb.uuid)).at(-1)?.value).toEqual({ from: 'in_progress', proposalUuid: s.p.uuid, reason: 'proposal_revoked' });
       expect((await w.f.activities(s.x.uuid)).map((a) => a.action)).toEqual(['dependency_removed']);
       expect((await w.f.activities(s.alreadyClosed.uuid))).toEqual([]);
       expect((await w.f.activities(s.docs[2].uuid)).map((a) => a.action)).toEqual(['report_created', 'deleted']);

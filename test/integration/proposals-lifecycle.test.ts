@@ -1,9 +1,6 @@
-import { CommentEntity, ReferenceEntity } from '../../src/modules/collaboration/index.js';
-import { DocumentEntity } from '../../src/modules/documents/index.js';
-import { ProposalEntity } from '../../src/modules/proposals/index.js';
-import { TaskEntity } from '../../src/modules/tasks/index.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { proposalIn, readyProposal, refused, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+import { CommentEntity, DocumentEntity, ProposalEntity, ReferenceEntity, TaskEntity } from '../../src/entities.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

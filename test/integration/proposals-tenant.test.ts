@@ -1,7 +1,6 @@
-import { DocumentEntity } from '../../src/modules/documents/index.js';
-import { ProposalEntity } from '../../src/modules/proposals/index.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { proposalIn, refused, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+import { DocumentEntity, ProposalEntity } from '../../src/entities.js';
 
 /** Records of another company are NOT_FOUND for every read and write, exactly like missing ones. */
 describe('proposals and documents: tenant isolation', () => {

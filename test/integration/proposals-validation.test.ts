@@ -1,8 +1,6 @@
-import { DocumentEntity } from '../../src/modules/documents/index.js';
-import { IdeaEntity } from '../../src/modules/ideas/index.js';
-import { ProposalEntity } from '../../src/modules/proposals/index.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { readyProposal, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+import { DocumentEntity, IdeaEntity, ProposalEntity } from '../../src/entities.js';
 
 /** domain.md §5.2, rule by rule: what validate reports and whether submit refuses. */
 describe('proposal validation (domain.md §5.2)', () => {

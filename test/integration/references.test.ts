@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import {
-  deleteTargetCollaboration,
-  insertReferences,
-  listForTarget,
-  ReferenceEntity,
-  ReferenceService,
-  validateReference,
-  CommentEntity,
-  CommentService,
-} from '../../src/modules/collaboration/index.js';
+import { deleteTargetCollaboration, insertReferences, listForTarget, ReferenceService, validateReference, CommentService } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { ActivityEntity } from '../../src/modules/collaboration/index.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { ActivityEntity, CommentEntity, ReferenceEntity } from '../../src/entities.js';
 
 type Kind = 'idea' | 'proposal' | 'task';
 const KINDS: Kind[] = ['idea', 'proposal', 'task'];

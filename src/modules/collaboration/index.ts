@@ -1,5 +1,5 @@
 export { CollaborationModule } from './collaboration.module.js';
-export { CommentEntity, ReferenceEntity, MentionEntity } from './collaboration.entity.js';
+export type { CommentEntity, MentionEntity, ReferenceEntity } from './collaboration.entity.js';
 export type { CommentTargetType, ReferenceTargetType, ReferenceType } from './collaboration.entity.js';
 export type { CommentRecord, ReferenceRecord, ActivityRecord } from './collaboration.records.js';
 export { toReferenceRecord } from './collaboration.records.js';
@@ -13,7 +13,7 @@ export type { AddCommentInput, ListCommentsInput } from './comment.service.js';
 export { ReferenceService, listForTarget, insertReferences, REFERENCE_TARGET_TYPES } from './reference.service.js';
 export type { AddReferenceInput, UpdateReferenceInput } from './reference.service.js';
 export { ActivityService, recentActivities } from './activity.service.js';
-export { ActivityEntity } from './activity.entity.js';
+export type { ActivityEntity } from './activity.entity.js';
 export { MentionService } from './mention.service.js';
 export type { ListActivityInput } from './activity.service.js';
 export { SearchService, SEARCH_ENTITY_TYPES } from './search.service.js';

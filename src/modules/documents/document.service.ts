@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner } from '../../shared/database/transaction-runner.js';
@@ -8,8 +8,7 @@ import { ConflictError, InvalidStateError, NotFoundError, ValidationError } from
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { longText, oneOf, titleText } from '../../shared/validation/text-rules.js';
 import { deleteTargetCollaboration } from '../collaboration/index.js';
-import { IdeaEntity } from '../ideas/index.js';
-import { ProjectEntity } from '../projects/index.js';
+import { findProject } from '../projects/index.js';
 import { DocumentEntity, type DocumentType } from './document.entity.js';
 import type * as inputs from './document.inputs.js';
 import { loadDocumentRecord, loadDocumentSummaries, type DocumentRecord, type DocumentSummary } from './document.records.js';
@@ -28,7 +27,7 @@ interface ProposalRow {
 
 /**
  * The document aggregate (domain.md §2.14, tools.md §5.7): reads, authored documents and proposal reports.
- * Proposals are read with plain SQL so this module does not import the proposals module, which imports this one.
+ * Proposals and ideas are read with plain SQL: both modules build on this one.
  */
 @Injectable()
 export class DocumentService {
@@ -40,7 +39,7 @@ export class DocumentService {
   async list(actor: Actor, input: inputs.ListDocumentsInput): Promise<{ documents: DocumentSummary[] } & PageResult> {
     const page = paging(input);
     const type = input.type === undefined ? undefined : oneOf(input.type, DOCUMENT_TYPES, 'type');
-    await findInCompany(this.db.manager, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
+    await findProject(this.db.manager, input.projectUuid, actor.companyUuid);
     const [rows, total] = await this.db.manager.findAndCount(DocumentEntity, {
       where: { companyUuid: actor.companyUuid, projectUuid: input.projectUuid, ...(type ? { type } : {}) },
       order: { updatedAt: 'DESC', uuid: 'ASC' },
@@ -62,7 +61,7 @@ export class DocumentService {
     const content = longText(input.content ?? '', 'content');
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
-      const project = await findInCompany(em, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
+      const project = await findProject(em, input.projectUuid, actor.companyUuid);
       if (input.proposalUuid != null) {
         const proposal = await this.findProposal(em, actor, input.proposalUuid, false);
         if (proposal.projectUuid !== project.uuid) throw new NotFoundError('Proposal');
@@ -124,7 +123,11 @@ export class DocumentService {
       tx.activity({ projectUuid: d.projectUuid, targetType: 'document', targetUuid: d.uuid, action: 'report_created', value: { proposalUuid: p.uuid, title } });
       // The input ideas list their proposals' reports, so each of them changed.
       if (p.inputType === 'idea' && p.inputUuids.length) {
-        const ideas = await em.find(IdeaEntity, { where: { uuid: In(p.inputUuids), companyUuid: actor.companyUuid }, select: { uuid: true, projectUuid: true } });
+        // A plain read: the ideas module builds on this one (an idea move carries documents along).
+        const ideas: Array<{ uuid: string; projectUuid: string }> = await em.query(
+          `SELECT uuid, project_uuid AS "projectUuid" FROM idea WHERE uuid = ANY($1::uuid[]) AND company_uuid = $2`,
+          [p.inputUuids, actor.companyUuid],
+        );
         const order = new Map(p.inputUuids.map((u, i) => [u, i]));
         ideas.sort((a, b) => order.get(a.uuid)! - order.get(b.uuid)!);
         for (const i of ideas) tx.change('idea', i.uuid, i.projectUuid, 'updated');

@@ -6,7 +6,7 @@ import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } fro
 import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { checkAnswers, MAX_ROUNDS, skipReason, validateRound, type AnswerInput, type QuestionInput } from './domain/elaboration-input.js';
-import { isAssignee } from './idea-access.js';
+import { matchesActor } from '../identity/index.js';
 import { elaborationState, type ElaborationState } from './elaboration.records.js';
 import { ElaborationQuestionEntity, ElaborationRoundEntity, IdeaEntity } from './idea.entity.js';
 
@@ -152,7 +152,7 @@ export class ElaborationService {
   private async requireElaborator(tx: Tx, idea: IdeaEntity): Promise<void> {
     const actor = tx.actor;
     if (actor.type === 'user' || hasPermission(actor, 'idea:admin')) return;
-    if (await isAssignee(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid })) return;
+    if (await matchesActor(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid })) return;
     throw new ForbiddenError('Only the assignee can elaborate this idea');
   }
 

@@ -1,7 +1,10 @@
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { ConflictError, ValidationError } from '../../shared/errors/app-error.js';
 import { findInCompany } from '../../shared/database/tenant.js';
-import { ProjectEntity } from '../projects/index.js';
+import { moveDocumentsToProject } from '../documents/index.js';
+import { findProject } from '../projects/index.js';
+import { moveProposalsToProject } from '../proposals/index.js';
+import { moveTasksToProject } from '../tasks/index.js';
 import { IdeaEntity } from './idea.entity.js';
 
 export interface MovedCounts {
@@ -16,13 +19,14 @@ const uuids = (rows: Array<{ uuid: string }>): string[] => rows.map((r) => r.uui
 /**
  * domain.md §8 "Move idea", inside the caller's transaction: the idea and its whole subtree, every proposal naming one
  * of them as input, and every task and document of those proposals go to the target project. The root leaves its
- * parent behind. Refused when a dependency edge would cross projects. Everything moved is row-locked first.
+ * parent behind. Refused when a dependency edge would cross projects. Everything moved is row-locked first (plain
+ * reads of the other modules' tables); each owner then moves its own rows.
  */
 export async function moveIdea(tx: Tx, input: { ideaUuid: string; targetProjectUuid: string }): Promise<MovedCounts> {
   const em = tx.manager;
   const company = tx.actor.companyUuid;
   const idea = await findInCompany(em, IdeaEntity, input.ideaUuid, company, 'Idea', true);
-  const target = await findInCompany(em, ProjectEntity, input.targetProjectUuid, company, 'Target project');
+  const target = await findProject(em, input.targetProjectUuid, company, 'Target project');
   if (idea.projectUuid === target.uuid) throw new ValidationError('Idea is already in the target project');
   const source = idea.projectUuid;
 
@@ -59,14 +63,11 @@ export async function moveIdea(tx: Tx, input: { ideaUuid: string; targetProjectU
     if (crossing.length) throw new ConflictError('Idea cannot be moved: a moved task depends on or is depended on by a task that stays');
   }
 
-  const moveRows = async (table: string, list: string[]): Promise<void> => {
-    if (list.length) await em.query(`UPDATE ${table} SET project_uuid = $1, updated_at = now() WHERE company_uuid = $2 AND uuid = ANY($3::uuid[])`, [target.uuid, company, list]);
-  };
-  await moveRows('idea', ideaUuids);
+  await em.query(`UPDATE idea SET project_uuid = $1, updated_at = now() WHERE company_uuid = $2 AND uuid = ANY($3::uuid[])`, [target.uuid, company, ideaUuids]);
   if (idea.parentUuid) await em.query(`UPDATE idea SET parent_uuid = NULL WHERE company_uuid = $1 AND uuid = $2`, [company, idea.uuid]);
-  await moveRows('proposal', proposalUuids);
-  await moveRows('task', taskUuids);
-  await moveRows('document', documentUuids);
+  await moveProposalsToProject(tx, proposalUuids, target.uuid);
+  await moveTasksToProject(tx, taskUuids, target.uuid);
+  await moveDocumentsToProject(tx, documentUuids, target.uuid);
 
   const moved: MovedCounts = { ideas: ideaUuids.length, proposals: proposalUuids.length, documents: documentUuids.length, tasks: taskUuids.length };
   // A moved idea publishes `updated` in both projects (platform.md §6.1); the parent left behind loses a child.

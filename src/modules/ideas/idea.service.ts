@@ -2,16 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
-import { effectivePermissions, type Permission } from '../../shared/auth/permissions.js';
-import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { ForbiddenError, InvalidStateError, ValidationError } from '../../shared/errors/app-error.js';
 import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { deleteTargetCollaboration, insertReferences, type ReferenceInput } from '../collaboration/index.js';
-import { AgentEntity, UserEntity } from '../identity/index.js';
-import { ProjectEntity } from '../projects/index.js';
+import { matchesActor, requireAssignable } from '../identity/index.js';
+import { findProject } from '../projects/index.js';
 import { ideaContent, ideaReferences, ideaStatusFilter, ideaTitle } from './domain/idea-input.js';
-import { isAssignee } from './idea-access.js';
 import { moveIdea, type MovedCounts } from './idea-move.js';
 import { IdeaEntity, type IdeaStatus } from './idea.entity.js';
 import { ideaRecord, ideaSummaries, type IdeaRecord, type IdeaSummary } from './idea.records.js';
@@ -48,7 +46,7 @@ export class IdeaService {
     const p = paging(input);
     const status = ideaStatusFilter(input.status);
     const em = this.db.manager;
-    await findInCompany(em, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
+    await findProject(em, input.projectUuid, actor.companyUuid);
     const [ideas, total] = await em.findAndCount(IdeaEntity, {
       where: { companyUuid: actor.companyUuid, projectUuid: input.projectUuid, ...(status ? { status } : {}) },
       order: { createdAt: 'DESC', uuid: 'ASC' },
@@ -75,7 +73,7 @@ export class IdeaService {
     const references = ideaReferences(input.references);
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
-      const project = await findInCompany(em, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
+      const project = await findProject(em, input.projectUuid, actor.companyUuid);
       const parent = input.parentUuid ? await findInCompany(em, IdeaEntity, input.parentUuid, actor.companyUuid, 'Parent idea') : null;
       if (parent && parent.projectUuid !== project.uuid) throw new ValidationError('Parent idea must be in the same project');
       const uuid = randomUUID();
@@ -150,7 +148,7 @@ export class IdeaService {
     return this.runner.run(actor, async (tx) => {
       const idea = await findInCompany(tx.manager, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
       if (idea.status !== 'open') {
-        if (await isAssignee(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid })) return this.record(tx.manager, actor, idea.uuid);
+        if (await matchesActor(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid })) return this.record(tx.manager, actor, idea.uuid);
         throw new InvalidStateError(`Idea is ${idea.status}; claim requires open`);
       }
       await this.setAssignee(tx, idea, { type: actor.type, uuid: actor.uuid });
@@ -162,7 +160,7 @@ export class IdeaService {
   async release(actor: Actor, input: { ideaUuid: string }): Promise<IdeaRecord> {
     return this.runner.run(actor, async (tx) => {
       const idea = await findInCompany(tx.manager, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
-      if (!(await isAssignee(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid }))) {
+      if (!(await matchesActor(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid }))) {
         throw new ForbiddenError('Only the assignee can release this idea');
       }
       if (idea.status !== 'elaborating') throw new InvalidStateError(`Idea is ${idea.status}; release requires elaborating`);
@@ -251,14 +249,6 @@ export class IdeaService {
   }
 
   private async checkAssignTarget(em: EntityManager, actor: Actor, type: ActorType, uuid: string): Promise<void> {
-    if (type === 'user') {
-      const user = await em.findOne(UserEntity, { where: { uuid, companyUuid: actor.companyUuid } });
-      if (!user) throw new NotFoundError('User');
-      return;
-    }
-    const agent = await em.findOne(AgentEntity, { where: { uuid, companyUuid: actor.companyUuid } });
-    if (!agent || agent.archivedAt) throw new NotFoundError('Agent');
-    const perms: Permission[] = effectivePermissions(agent.preset, agent.permissions);
-    if (!perms.includes('idea:write')) throw new ValidationError(`Agent "${agent.name}" does not have idea:write permission`);
+    await requireAssignable(em, actor.companyUuid, type, uuid, 'idea:write');
   }
 }

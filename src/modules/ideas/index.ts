@@ -1,4 +1,4 @@
-export { IdeaEntity, ElaborationRoundEntity, ElaborationQuestionEntity } from './idea.entity.js';
+export type { IdeaEntity, ElaborationRoundEntity, ElaborationQuestionEntity } from './idea.entity.js';
 export type { IdeaStatus, ElaborationDepth, ElaborationStatus, QuestionOption } from './idea.entity.js';
 export { IdeasModule } from './ideas.module.js';
 export { IdeaService, type CreateIdeaInput, type EditIdeaInput } from './idea.service.js';

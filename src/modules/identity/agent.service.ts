@@ -4,6 +4,7 @@ import { DataSource, In, IsNull, type EntityManager } from 'typeorm';
 import { canonicalPermissions, isPermission, isPreset, type Permission, type Preset } from '../../shared/auth/permissions.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import { closeAgentSessions } from '../sessions/index.js';
 import { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entities.js';
 import { newApiKey } from './domain/credentials.js';
 import { toAgentRecord, toApiKeyRecord, type AgentRecord, type ApiKeyRecord } from './agent.records.js';
@@ -110,16 +111,7 @@ export class AgentService {
       agent.archivedAt = now;
       await em.save(agent);
       await em.update(AgentApiKeyEntity, { agentUuid: uuid, revokedAt: IsNull() }, { revokedAt: now });
-      // Agent sessions arrive with the domain; close them when the table exists.
-      const hasSessions: Array<{ exists: boolean }> = await em.query(`SELECT to_regclass('agent_session') IS NOT NULL AS exists`);
-      if (hasSessions[0]?.exists) {
-        await em.query(
-          `UPDATE session_task_checkin SET checkout_at = now() WHERE checkout_at IS NULL
-             AND session_uuid IN (SELECT uuid FROM agent_session WHERE agent_uuid = $1)`,
-          [uuid],
-        );
-        await em.query(`UPDATE agent_session SET status = 'closed', closed_at = now(), updated_at = now() WHERE agent_uuid = $1 AND status = 'active'`, [uuid]);
-      }
+      await closeAgentSessions(em, uuid);
     });
     return { uuid, deleted: true };
   }

@@ -59,4 +59,3 @@ export class AgentApiKeyEntity {
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
 }
 
-export const IDENTITY_ENTITIES = [CompanyEntity, UserEntity, UserSessionEntity, AgentEntity, AgentApiKeyEntity];

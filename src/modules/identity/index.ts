@@ -2,6 +2,7 @@ export { IdentityModule } from './identity.module.js';
 export { AuthService } from './auth.service.js';
 export { AgentService, parsePermissions, parsePreset, type AgentManager } from './agent.service.js';
 export { IdentityAdminService } from './identity-admin.service.js';
-export { IDENTITY_ENTITIES, AgentEntity, UserEntity, CompanyEntity, AgentApiKeyEntity } from './identity.entities.js';
+export type { AgentEntity, UserEntity, CompanyEntity, AgentApiKeyEntity } from './identity.entities.js';
+export { matchesActor, ownedAgentUuids, requireAssignable } from './actor-lookup.js';
 export { generatePassword } from './domain/credentials.js';
 export type { AgentRecord, ApiKeyRecord } from './agent.records.js';

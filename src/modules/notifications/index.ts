@@ -1,4 +1,4 @@
-export { NotificationEntity, NotificationPreferenceEntity } from './notification.entity.js';
+export type { NotificationEntity, NotificationPreferenceEntity } from './notification.entity.js';
 export { NotificationsModule } from './notifications.module.js';
 export { NotificationService } from './notification.service.js';
 export { NotificationGenerator } from './notification-generator.js';

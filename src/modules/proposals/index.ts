@@ -1,5 +1,5 @@
-export { ProposalEntity } from './proposal.entity.js';
-export type { ProposalStatus, DocumentDraft, TaskDraft } from './proposal.entity.js';
+export type { ProposalEntity, ProposalStatus, DocumentDraft, TaskDraft } from './proposal.entity.js';
+export { moveProposalsToProject } from './proposal.steps.js';
 export { ProposalsModule } from './proposals.module.js';
 export { ProposalService } from './proposal.service.js';
 export { ProposalApprovalService, type ApprovalResult } from './proposal-approval.service.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { matchesIdentity } from '../../shared/auth/identity-rule.js';
 import { findInCompany } from '../../shared/database/tenant.js';
@@ -9,15 +9,15 @@ import { AppError, ForbiddenError, NotFoundError, ValidationError } from '../../
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { deleteTargetCollaboration, insertReferences, validateReference } from '../collaboration/index.js';
-import { DocumentEntity } from '../documents/index.js';
-import { IdeaEntity } from '../ideas/index.js';
-import { ProjectEntity } from '../projects/index.js';
-import { TaskEntity } from '../tasks/index.js';
+import { unlinkDocumentsFromProposal } from '../documents/index.js';
+import { ownedAgentUuids } from '../identity/index.js';
+import { findProject } from '../projects/index.js';
+import { unlinkTasksFromProposal } from '../tasks/index.js';
 import * as drafts from './domain/proposal-drafts.js';
 import { checkProposalTransition, type ProposalTrigger } from './domain/proposal-state.js';
 import { validateProposal, type ValidationIssue } from './domain/proposal-validation.js';
 import { longText, oneOf, reviewNote, titleText } from '../../shared/validation/text-rules.js';
-import { feedWarnings, findInputs, lockProposal, mayReview, ownedAgentUuids } from './proposal.guards.js';
+import { feedWarnings, findInputs, inputDocuments, inputIdeas, lockProposal, mayReview } from './proposal.guards.js';
 import type * as inputs from './proposal.inputs.js';
 import { ProposalEntity, type ProposalStatus } from './proposal.entity.js';
 import { PROPOSAL_SECTIONS, loadProposalRecord, loadProposalSummaries, type ProposalRecord, type ProposalSection, type ProposalSummary } from './proposal.records.js';
@@ -42,7 +42,7 @@ export class ProposalService {
   async list(actor: Actor, input: inputs.ListProposalsInput): Promise<{ proposals: ProposalSummary[] } & PageResult> {
     const page = paging(input);
     const status = input.status === undefined ? undefined : oneOf(input.status, STATUSES, 'status');
-    await findInCompany(this.db.manager, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
+    await findProject(this.db.manager, input.projectUuid, actor.companyUuid);
     const [rows, total] = await this.db.manager.findAndCount(ProposalEntity, {
       where: { companyUuid: actor.companyUuid, projectUuid: input.projectUuid, ...(status ? { status } : {}) },
       order: { createdAt: 'DESC', uuid: 'ASC' },
@@ -77,19 +77,19 @@ export class ProposalService {
 
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
-      const project = await findInCompany(em, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
-      const where = { uuid: In(inputUuids), companyUuid: actor.companyUuid, projectUuid: project.uuid };
+      const project = await findProject(em, input.projectUuid, actor.companyUuid);
+      const scope = { companyUuid: actor.companyUuid, projectUuid: project.uuid };
       const warnings: string[] = [];
       if (inputType === 'idea') {
-        const ideas = (await em.find(IdeaEntity, { where })).sort((a, b) => inputUuids.indexOf(a.uuid) - inputUuids.indexOf(b.uuid));
+        const ideas = (await inputIdeas(em, scope, inputUuids)).sort((a, b) => inputUuids.indexOf(a.uuid) - inputUuids.indexOf(b.uuid));
         if (ideas.length !== inputUuids.length) throw new NotFoundError('Input idea');
         if (ideas.some((i) => i.isContainer)) throw new ValidationError('Container ideas cannot be proposal inputs; derive a child idea');
-        const owned = await ownedAgentUuids(em, actor);
+        const owned = actor.type === 'user' ? await ownedAgentUuids(em, actor) : new Set<string>();
         if (!ideas.every((i) => matchesIdentity(actor, { type: i.assigneeType, uuid: i.assigneeUuid }, owned))) {
           throw new ForbiddenError('Input ideas must be assigned to you');
         }
         warnings.push(...(await feedWarnings(em, actor, ideas)));
-      } else if ((await em.count(DocumentEntity, { where })) !== inputUuids.length) {
+      } else if ((await inputDocuments(em, scope, inputUuids)).size !== inputUuids.length) {
         throw new NotFoundError('Input document');
       }
 
@@ -145,11 +145,8 @@ export class ProposalService {
       const em = tx.manager;
       const p = await lockProposal(em, actor, input.proposalUuid);
       checkProposalTransition(p.status, 'delete');
-      const scope = { companyUuid: actor.companyUuid, proposalUuid: p.uuid };
-      const tasks = await em.find(TaskEntity, { where: scope, select: { uuid: true, projectUuid: true } });
-      const docs = await em.find(DocumentEntity, { where: scope, select: { uuid: true, projectUuid: true } });
-      await em.update(TaskEntity, scope, { proposalUuid: null });
-      await em.update(DocumentEntity, scope, { proposalUuid: null });
+      const tasks = await unlinkTasksFromProposal(tx, p.uuid);
+      const docs = await unlinkDocumentsFromProposal(tx, p.uuid);
       await deleteTargetCollaboration(em, actor.companyUuid, 'proposal', [p.uuid]);
       await em.delete(ProposalEntity, { uuid: p.uuid });
       tx.change('proposal', p.uuid, p.projectUuid, 'deleted');

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
-import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { TaskEntity, TaskService, lockTask, type TaskSummary } from '../tasks/index.js';
+import { TaskService, lockTask, type TaskSummary } from '../tasks/index.js';
+import { ownSession, requireActive } from './session.steps.js';
 import { AgentSessionEntity, SessionTaskCheckinEntity } from './session.entity.js';
 import { toSessionRecords, type SessionRecord } from './session.records.js';
 
@@ -29,10 +29,6 @@ function sessionStatus(status: unknown): SessionStatus | null {
   if (status == null) return null;
   if (status !== 'active' && status !== 'closed') throw new ValidationError(`Invalid status: ${String(status)}`);
   return status;
-}
-
-function requireActive(session: AgentSessionEntity, operation: string): void {
-  if (session.status !== 'active') throw new InvalidStateError(`Session is ${session.status}; ${operation} requires active`);
 }
 
 /**
@@ -71,13 +67,13 @@ export class SessionService {
   async checkinTask(actor: Actor, input: { sessionUuid: string; taskUuid: string }): Promise<CheckinResult> {
     const result = await this.runner.run({ ...actor }, async (tx) => {
       const em = tx.manager;
-      requireActive(await this.own(em, actor, input.sessionUuid), 'check-in');
+      requireActive(await ownSession(em, actor, input.sessionUuid), 'check-in');
       const task = await lockTask(tx, input.taskUuid);
       if (task.status === 'done' || task.status === 'closed') {
         throw new InvalidStateError(`Task is ${task.status}; check-in requires open, assigned, in_progress or to_verify`);
       }
       // Re-read under lock: the session may have been closed since the first look.
-      const session = await this.own(em, actor, input.sessionUuid, true);
+      const session = await ownSession(em, actor, input.sessionUuid, true);
       requireActive(session, 'check-in');
       tx.actor.session = { uuid: session.uuid, name: session.name };
       const claimed = task.status === 'open' ? await this.tasks.claimLocked(tx, task) : false;
@@ -97,10 +93,15 @@ export class SessionService {
   async checkoutTask(actor: Actor, input: { sessionUuid: string; taskUuid: string }): Promise<{ sessionUuid: string; taskUuid: string; checkinAt: string; checkoutAt: string }> {
     return this.runner.run({ ...actor }, async (tx) => {
       const em = tx.manager;
-      const session = await this.own(em, actor, input.sessionUuid, true);
+      const session = await ownSession(em, actor, input.sessionUuid, true);
       requireActive(session, 'checkout');
       if (!isUuid(input.taskUuid)) throw new NotFoundError('Task');
-      const task = await findInCompany(em, TaskEntity, input.taskUuid, actor.companyUuid, 'Task');
+      // A plain read: the check-out touches only this module's rows.
+      const [task]: Array<{ uuid: string; projectUuid: string }> = await em.query(
+        `SELECT uuid, project_uuid AS "projectUuid" FROM task WHERE uuid = $1 AND company_uuid = $2`,
+        [input.taskUuid, actor.companyUuid],
+      );
+      if (!task) throw new NotFoundError('Task');
       const checkin = await em.findOne(SessionTaskCheckinEntity, { where: { sessionUuid: session.uuid, taskUuid: task.uuid, checkoutAt: IsNull() } });
       if (!checkin) throw new NotFoundError('Check-in');
       tx.actor.session = { uuid: session.uuid, name: session.name };
@@ -114,7 +115,7 @@ export class SessionService {
 
   async heartbeat(actor: Actor, input: { sessionUuid: string }): Promise<{ uuid: string; status: SessionStatus; lastActiveAt: string }> {
     return this.runner.run(actor, async (tx) => {
-      const session = await this.own(tx.manager, actor, input.sessionUuid, true);
+      const session = await ownSession(tx.manager, actor, input.sessionUuid, true);
       requireActive(session, 'heartbeat');
       const lastActiveAt = new Date();
       await tx.manager.update(AgentSessionEntity, { uuid: session.uuid }, { lastActiveAt });
@@ -126,7 +127,7 @@ export class SessionService {
   async close(actor: Actor, input: { sessionUuid: string }): Promise<SessionRecord> {
     return this.runner.run({ ...actor }, async (tx) => {
       const em = tx.manager;
-      const session = await this.own(em, actor, input.sessionUuid, true);
+      const session = await ownSession(em, actor, input.sessionUuid, true);
       if (session.status === 'closed') return this.record(em, session);
       tx.actor.session = { uuid: session.uuid, name: session.name };
       const now = new Date();
@@ -145,7 +146,7 @@ export class SessionService {
   async reopen(actor: Actor, input: { sessionUuid: string }): Promise<SessionRecord> {
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
-      const session = await this.own(em, actor, input.sessionUuid, true);
+      const session = await ownSession(em, actor, input.sessionUuid, true);
       if (session.status !== 'closed') throw new InvalidStateError(`Session is ${session.status}; reopen requires closed`);
       await em.update(AgentSessionEntity, { uuid: session.uuid }, { status: 'active', closedAt: null, lastActiveAt: new Date() });
       return this.record(em, await em.findOneByOrFail(AgentSessionEntity, { uuid: session.uuid }));
@@ -153,7 +154,7 @@ export class SessionService {
   }
 
   async get(actor: Actor, input: { sessionUuid: string }): Promise<SessionRecord> {
-    return this.record(this.db.manager, await this.own(this.db.manager, actor, input.sessionUuid));
+    return this.record(this.db.manager, await ownSession(this.db.manager, actor, input.sessionUuid));
   }
 
   /** The caller's own sessions, newest first. */
@@ -177,14 +178,6 @@ export class SessionService {
       take: p.pageSize,
     });
     return { sessions: await toSessionRecords(this.db.manager, rows), page: p.page, pageSize: p.pageSize, total };
-  }
-
-  /** NOT_FOUND for a missing or foreign session, FORBIDDEN for another agent's. */
-  private async own(em: EntityManager, actor: Actor, sessionUuid: string, lock = false): Promise<AgentSessionEntity> {
-    if (!isUuid(sessionUuid)) throw new NotFoundError('Session');
-    const session = await findInCompany(em, AgentSessionEntity, sessionUuid, actor.companyUuid, 'Session', lock);
-    if (actor.type !== 'agent' || session.agentUuid !== actor.uuid) throw new ForbiddenError('Session belongs to another agent');
-    return session;
   }
 
   private async record(em: EntityManager, session: AgentSessionEntity): Promise<SessionRecord> {

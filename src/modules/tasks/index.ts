@@ -1,4 +1,4 @@
-export { TaskEntity, AcceptanceCriterionEntity, TaskDependencyEntity } from './task.entity.js';
+export type { TaskEntity, AcceptanceCriterionEntity, TaskDependencyEntity } from './task.entity.js';
 export type { Priority, MarkStatus } from './task.entity.js';
 export * from './domain/task-transition.js';
 export * from './domain/criteria.js';
@@ -10,3 +10,11 @@ export type { CreateTasksInput, NewTaskInput } from './task-create.js';
 export type { Assignee, TaskSummary, TaskRecord, TaskRecordWithHints, CriterionRecord, TaskLink, ActiveSession } from './task.records.js';
 export { lockTask, moveTask, type MoveOptions } from './task-lifecycle.js';
 export { CriterionDto } from './dto/criterion.dto.js';
+export {
+  closeTasksOfRevokedProposal,
+  createTasksFromProposal,
+  moveTasksToProject,
+  unlinkTasksFromProposal,
+  type TaskDraftSource,
+  type TaskOrigin,
+} from './task.steps.js';

@@ -1,10 +1,11 @@
 import type { EntityManager } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
-import { matchesIdentity } from '../../shared/auth/identity-rule.js';
 import { findInCompany } from '../../shared/database/tenant.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { AppError, ForbiddenError, InvalidStateError, NotFoundError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import { matchesActor } from '../identity/index.js';
+import { checkOutTaskCheckins } from '../sessions/index.js';
 import {
   acceptanceSummary,
   checkTaskTransition,
@@ -45,17 +46,8 @@ export async function reloadTask(em: EntityManager, taskUuid: string): Promise<T
 }
 
 /** The assignee identity rule (domain.md §3); a user also matches the agents it owns. */
-export async function isAssignee(em: EntityManager, actor: Actor, task: Pick<TaskEntity, 'assigneeType' | 'assigneeUuid'>): Promise<boolean> {
-  const who = { type: task.assigneeType, uuid: task.assigneeUuid };
-  if (actor.type === 'user' && who.type === 'agent' && who.uuid) {
-    const rows: unknown[] = await em.query(`SELECT 1 FROM agent WHERE uuid = $1 AND owner_uuid = $2 AND company_uuid = $3`, [
-      who.uuid,
-      actor.uuid,
-      actor.companyUuid,
-    ]);
-    return rows.length > 0;
-  }
-  return matchesIdentity(actor, who);
+export function isAssignee(em: EntityManager, actor: Actor, task: Pick<TaskEntity, 'assigneeType' | 'assigneeUuid'>): Promise<boolean> {
+  return matchesActor(em, actor, { type: task.assigneeType, uuid: task.assigneeUuid });
 }
 
 export interface MoveOptions {
@@ -85,17 +77,6 @@ export async function resetCriteria(em: EntityManager, taskUuid: string): Promis
       markedAt: null,
     },
   );
-}
-
-/** Checks out every open check-in of a task; returns the sessions checked out. */
-export async function checkoutOpenCheckins(em: EntityManager, taskUuid: string): Promise<string[]> {
-  const rows: Array<{ session_uuid: string }> = await em.query(
-    `UPDATE session_task_checkin SET checkout_at = now() WHERE task_uuid = $1 AND checkout_at IS NULL RETURNING session_uuid`,
-    [taskUuid],
-  );
-  // node-postgres returns [rows, count] for UPDATE … RETURNING through TypeORM.
-  const list = Array.isArray(rows[0]) ? (rows[0] as unknown as Array<{ session_uuid: string }>) : rows;
-  return list.map((r) => r.session_uuid);
 }
 
 /**
@@ -133,34 +114,16 @@ export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, o
     Object.assign(patch, { assigneeType: who.type, assigneeUuid: who.uuid, assignedAt: new Date(), assignedByType: actor.type, assignedByUuid: actor.uuid });
   }
   if (fx.resetCriteria) await resetCriteria(em, task.uuid);
-  const checkedOut = fx.checkoutSessions ? await checkoutOpenCheckins(em, task.uuid) : [];
+  const checkedOut = fx.checkoutSessions ? await checkOutTaskCheckins(tx, task.uuid) : [];
   await em.update(TaskEntity, { uuid: task.uuid }, patch);
   Object.assign(task, patch);
 
   let value: Record<string, unknown> | null = opts.activityValue ?? null;
   if (ACTIVITY[trigger] === 'status_changed') value = { from, to, ...(value ?? {}) };
   if (fx.setAssignee) value = { assignee: { type: task.assigneeType, uuid: task.assigneeUuid }, ...(value ?? {}) };
-  if (checkedOut.length) value = { ...(value ?? {}), checkedOutSessions: checkedOut };
+  // A revocation's close names its proposal instead (domain.md §5.4); its activity has never listed the sessions.
+  if (checkedOut.length && trigger !== 'revoke_close') value = { ...(value ?? {}), checkedOutSessions: checkedOut };
   tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: ACTIVITY[trigger], value });
   tx.change('task', task.uuid, task.projectUuid, 'updated');
   return { from, to };
-}
-
-/**
- * A `sessionUuid` named on a task call (tools.md §5.2 svc_update_task): it must be the caller's own active session.
- * It then counts as a heartbeat and is recorded on the call's activities. Read here with plain SQL because the
- * sessions module builds on this one (check-in claims through the task path), not the other way round.
- */
-export async function useCallSession(tx: Tx, sessionUuid: string, operation: string): Promise<void> {
-  const actor = tx.actor;
-  if (!isUuid(sessionUuid)) throw new NotFoundError('Session');
-  const [row]: Array<{ uuid: string; agent_uuid: string; name: string; status: string }> = await tx.manager.query(
-    `SELECT uuid, agent_uuid, name, status FROM agent_session WHERE uuid = $1 AND company_uuid = $2 FOR UPDATE`,
-    [sessionUuid, actor.companyUuid],
-  );
-  if (!row) throw new NotFoundError('Session');
-  if (actor.type !== 'agent' || row.agent_uuid !== actor.uuid) throw new ForbiddenError('Session belongs to another agent');
-  if (row.status !== 'active') throw new InvalidStateError(`Session is ${row.status}; ${operation} requires active`);
-  await tx.manager.query(`UPDATE agent_session SET last_active_at = now(), updated_at = now() WHERE uuid = $1`, [row.uuid]);
-  actor.session = { uuid: row.uuid, name: row.name };
 }

@@ -1,9 +1,6 @@
-import { IsNull, type EntityManager } from 'typeorm';
-import type { ActorType } from '../../shared/auth/actor.js';
-import { effectivePermissions } from '../../shared/auth/permissions.js';
-import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import type { EntityManager } from 'typeorm';
+import { NotFoundError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { AgentEntity, UserEntity } from '../identity/index.js';
 
 /**
  * The project a task call names, scoped to the caller's company. Plain SQL on purpose: the projects and proposals
@@ -17,19 +14,4 @@ export async function requireProject(em: EntityManager, companyUuid: string, pro
   ]);
   if (!row) throw new NotFoundError('Project');
   return row;
-}
-
-/** An assignment target: a user, or a non-archived agent holding task:write, of the caller's company. */
-export async function requireAssignTarget(em: EntityManager, companyUuid: string, type: ActorType, uuid: unknown): Promise<string> {
-  if (type === 'agent') {
-    const agent = isUuid(uuid) ? await em.findOne(AgentEntity, { where: { uuid, companyUuid, archivedAt: IsNull() } }) : null;
-    if (!agent) throw new NotFoundError('Agent');
-    if (!effectivePermissions(agent.preset, agent.permissions).includes('task:write')) {
-      throw new ValidationError(`Agent "${agent.name}" does not have task:write permission`);
-    }
-    return agent.uuid;
-  }
-  const user = isUuid(uuid) ? await em.findOne(UserEntity, { where: { uuid, companyUuid } }) : null;
-  if (!user) throw new NotFoundError('User');
-  return user.uuid;
 }

@@ -6,6 +6,8 @@ import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } fro
 import { offsetOf, paging, type PageResult, type PagingInput } from '../../shared/validation/paging.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { deleteTargetCollaboration, writeComment } from '../collaboration/index.js';
+import { requireAssignable } from '../identity/index.js';
+import { deleteTaskCheckins, useSessionForCall } from '../sessions/index.js';
 import { normalizeCriteria, type CriterionInput } from './domain/criteria.js';
 import { isResolved } from './domain/dependency-rules.js';
 import type { TaskStatus } from './domain/task-transition.js';
@@ -13,10 +15,10 @@ import { AcceptanceCriterionEntity, TaskEntity, type Priority } from './task.ent
 import { createTasksWithin, prepareTasks, type CreateTasksInput } from './task-create.js';
 import { editDependencies, lockProjectDependencies } from './task-dependencies.js';
 import { cleanDescription, cleanPriority, cleanStatus, cleanStoryPoints, cleanTitle, markList, optionalText, requiredText, uuidList } from './task-input.js';
-import { HELD_STATUSES, isAssignee, lockTask, moveTask, reloadTask, useCallSession } from './task-lifecycle.js';
+import { HELD_STATUSES, isAssignee, lockTask, moveTask, reloadTask } from './task-lifecycle.js';
 import { TaskReader } from './task.reader.js';
 import type { TaskRecord, TaskRecordWithHints, TaskSummary } from './task.records.js';
-import { requireAssignTarget, requireProject } from './task-scope.js';
+import { requireProject } from './task-scope.js';
 import { applyMarks, replaceCriteria } from './task-criteria.js';
 
 export interface TaskListInput extends PagingInput {
@@ -130,7 +132,7 @@ export class TaskService {
       const em = tx.manager;
       if (editsEdges) await lockProjectDependencies(em, (await this.find(em, actor, input.taskUuid)).projectUuid);
       const task = await lockTask(tx, input.taskUuid);
-      if (input.sessionUuid != null) await useCallSession(tx, input.sessionUuid, 'task update');
+      if (input.sessionUuid != null) await useSessionForCall(tx, input.sessionUuid, 'task update');
       if (editsEdges) await editDependencies(tx, task, add, remove);
 
       const patch: Partial<TaskEntity> = {};
@@ -196,7 +198,7 @@ export class TaskService {
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
       const task = await lockTask(tx, input.taskUuid);
-      const uuid = await requireAssignTarget(em, actor.companyUuid, type, target.uuid);
+      const uuid = await requireAssignable(em, actor.companyUuid, type, target.uuid, 'task:write');
       const unchanged = task.status === 'assigned' && task.assigneeType === type && task.assigneeUuid === uuid;
       if (!unchanged) await moveTask(tx, task, 'assign', { assignee: { type, uuid } });
       return this.withHints(await TaskReader.record(em, await reloadTask(em, task.uuid)));
@@ -232,7 +234,7 @@ export class TaskService {
     return this.runner.run({ ...actor }, async (tx) => {
       const em = tx.manager;
       const task = await lockTask(tx, input.taskUuid);
-      if (input.sessionUuid != null) await useCallSession(tx, input.sessionUuid, 'work report');
+      if (input.sessionUuid != null) await useSessionForCall(tx, input.sessionUuid, 'work report');
       if (!(await isAssignee(em, actor, task))) throw new ForbiddenError(REPORT_FORBIDDEN);
       if (status) await this.operationalMove(tx, task, status, REPORT_FORBIDDEN);
       const comment = await writeComment(tx, { type: 'task', uuid: task.uuid, projectUuid: task.projectUuid, title: task.title }, report);
@@ -277,7 +279,7 @@ export class TaskService {
         [task.uuid],
       );
       await deleteTargetCollaboration(em, actor.companyUuid, 'task', [task.uuid]);
-      await em.query(`DELETE FROM session_task_checkin WHERE task_uuid = $1`, [task.uuid]);
+      await deleteTaskCheckins(tx, task.uuid);
       await em.query(`DELETE FROM task_dependency WHERE task_uuid = $1 OR depends_on_uuid = $1`, [task.uuid]);
       await em.delete(AcceptanceCriterionEntity, { taskUuid: task.uuid });
       await em.delete(TaskEntity, { uuid: task.uuid });

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { In } from 'typeorm';
+import type { ActorType } from '../../shared/auth/actor.js';
+import type { Tx } from '../../shared/database/transaction-runner.js';
+import { deleteTargetCollaboration } from '../collaboration/index.js';
+import { DocumentEntity, type DocumentType } from './document.entity.js';
+
+/*
+ * What other modules do to documents inside their own transactions: a proposal's approval creates them, its
+ * revocation deletes them, its deletion unlinks them, and an idea move carries them along.
+ */
+
+/** The approved proposal the documents come from: they belong to its project and count as created by its creator. */
+export interface DocumentOrigin {
+  uuid: string;
+  companyUuid: string;
+  projectUuid: string;
+  createdByType: ActorType;
+  createdByUuid: string;
+}
+
+/**
+ * Approval (domain.md §5.3 step 2): one version-1 document per draft, stamped in order from `at`. Records each
+ * one's `created` activity; no change event, the documents appear with the proposal's update (§5.3).
+ */
+export async function createDocumentsFromProposal(
+  tx: Tx,
+  origin: DocumentOrigin,
+  drafts: ReadonlyArray<{ uuid: string; type: DocumentType; title: string; content: string }>,
+  at: number,
+): Promise<Array<{ draftUuid: string; documentUuid: string; title: string }>> {
+  const created: Array<{ draftUuid: string; documentUuid: string; title: string }> = [];
+  for (const [i, d] of drafts.entries()) {
+    const documentUuid = randomUUID();
+    await tx.manager.insert(DocumentEntity, {
+      companyUuid: origin.companyUuid,
+      projectUuid: origin.projectUuid,
+      proposalUuid: origin.uuid,
+      createdByType: origin.createdByType,
+      createdByUuid: origin.createdByUuid,
+      createdAt: new Date(at + i),
+      updatedAt: new Date(at + i),
+      uuid: documentUuid,
+      type: d.type,
+      title: d.title,
+      content: d.content,
+      version: 1,
+    });
+    created.push({ draftUuid: d.uuid, documentUuid, title: d.title });
+    tx.activity({ projectUuid: origin.projectUuid, targetType: 'document', targetUuid: documentUuid, action: 'created', value: { proposalUuid: origin.uuid } });
+  }
+  return created;
+}
+
+/** Revocation (domain.md §5.4 step 3): the proposal's documents go, with their comments. Returns them. */
+export async function deleteDocumentsOfRevokedProposal(tx: Tx, proposalUuid: string): Promise<Array<{ uuid: string; title: string }>> {
+  const em = tx.manager;
+  const companyUuid = tx.actor.companyUuid;
+  const docs = await em.find(DocumentEntity, { where: { companyUuid, proposalUuid }, order: { createdAt: 'ASC', uuid: 'ASC' } });
+  if (docs.length === 0) return [];
+  const uuids = docs.map((d) => d.uuid);
+  await deleteTargetCollaboration(em, companyUuid, 'document', uuids);
+  await em.delete(DocumentEntity, { uuid: In(uuids) });
+  for (const d of docs) {
+    tx.change('document', d.uuid, d.projectUuid, 'deleted');
+    tx.activity({ projectUuid: d.projectUuid, targetType: 'document', targetUuid: d.uuid, action: 'deleted', value: { title: d.title, proposalUuid } });
+  }
+  return docs.map((d) => ({ uuid: d.uuid, title: d.title }));
+}
+
+/** A deleted proposal's documents stay, unlinked; returns them for the caller's change events. */
+export async function unlinkDocumentsFromProposal(tx: Tx, proposalUuid: string): Promise<Array<{ uuid: string; projectUuid: string }>> {
+  const scope = { companyUuid: tx.actor.companyUuid, proposalUuid };
+  const docs = await tx.manager.find(DocumentEntity, { where: scope, select: { uuid: true, projectUuid: true } });
+  await tx.manager.update(DocumentEntity, scope, { proposalUuid: null });
+  return docs.map((d) => ({ uuid: d.uuid, projectUuid: d.projectUuid }));
+}
+
+/** An idea move (domain.md §8) carries these documents, already locked by the caller, to the target project. */
+export async function moveDocumentsToProject(tx: Tx, documentUuids: readonly string[], projectUuid: string): Promise<void> {
+  if (!documentUuids.length) return;
+  await tx.manager.query(`UPDATE document SET project_uuid = $1, updated_at = now() WHERE company_uuid = $2 AND uuid = ANY($3::uuid[])`, [
+    projectUuid,
+    tx.actor.companyUuid,
+    [...documentUuids],
+  ]);
+}

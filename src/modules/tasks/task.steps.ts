@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { ActorType } from '../../shared/auth/actor.js';
+import type { Tx } from '../../shared/database/transaction-runner.js';
+import { moveTask } from './task-lifecycle.js';
+import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, type Priority } from './task.entity.js';
+
+/*
+ * What other modules do to tasks inside their own transactions: a proposal's approval creates them, its revocation
+ * closes them through the single transition, its deletion unlinks them, and an idea move carries them along.
+ */
+
+/** The approved proposal the tasks come from: they belong to its project and count as created by its creator. */
+export interface TaskOrigin {
+  uuid: string;
+  companyUuid: string;
+  projectUuid: string;
+  createdByType: ActorType;
+  createdByUuid: string;
+}
+
+/** A proposal's task draft (domain.md §5.2), as stored on the proposal. */
+export interface TaskDraftSource {
+  uuid: string;
+  title: string;
+  description: string;
+  priority: Priority | null;
+  storyPoints: number | null;
+  acceptanceCriteriaItems: Array<{ description: string; required: boolean }>;
+  dependsOnDraftUuids: string[];
+}
+
+/**
+ * Approval (domain.md §5.3 steps 3–4): one open task per draft, with its criteria in order and the dependencies
+ * between drafts. `at` stamps the drafts in order (now() is fixed for the transaction). Records each task's
+ * `created` event, activity and mentions.
+ */
+export async function createTasksFromProposal(
+  tx: Tx,
+  origin: TaskOrigin,
+  drafts: readonly TaskDraftSource[],
+  at: number,
+): Promise<Array<{ draftUuid: string; taskUuid: string; title: string }>> {
+  const em = tx.manager;
+  const taskOfDraft = new Map<string, string>();
+  const created: Array<{ draftUuid: string; taskUuid: string; title: string }> = [];
+  for (const [i, t] of drafts.entries()) {
+    const taskUuid = randomUUID();
+    taskOfDraft.set(t.uuid, taskUuid);
+    await em.insert(TaskEntity, {
+      companyUuid: origin.companyUuid,
+      projectUuid: origin.projectUuid,
+      proposalUuid: origin.uuid,
+      createdByType: origin.createdByType,
+      createdByUuid: origin.createdByUuid,
+      createdAt: new Date(at + i),
+      updatedAt: new Date(at + i),
+      uuid: taskUuid,
+      title: t.title,
+      description: t.description ?? '',
+      status: 'open',
+      priority: t.priority ?? 'medium',
+      storyPoints: t.storyPoints ?? null,
+    });
+    const criteria = t.acceptanceCriteriaItems.filter((c) => c.description.trim() !== '');
+    if (criteria.length) {
+      await em.insert(
+        AcceptanceCriterionEntity,
+        criteria.map((c, i) => ({ uuid: randomUUID(), taskUuid, description: c.description.trim(), required: c.required ?? true, sortOrder: i })),
+      );
+    }
+    created.push({ draftUuid: t.uuid, taskUuid, title: t.title });
+    tx.change('task', taskUuid, origin.projectUuid, 'created');
+    tx.activity({ projectUuid: origin.projectUuid, targetType: 'task', targetUuid: taskUuid, action: 'created', value: { proposalUuid: origin.uuid } });
+    tx.mentions({ sourceType: 'task', sourceUuid: taskUuid, entityType: 'task', entityUuid: taskUuid, entityTitle: t.title, projectUuid: origin.projectUuid, before: null, after: t.description ?? '' });
+  }
+  // Submission validated the draft graph (E7); entries that name no draft are skipped rather than trusted.
+  const edges = drafts.flatMap((t) =>
+    (t.dependsOnDraftUuids ?? [])
+      .filter((dep) => dep !== t.uuid && taskOfDraft.has(dep))
+      .map((dep) => ({ taskUuid: taskOfDraft.get(t.uuid)!, dependsOnUuid: taskOfDraft.get(dep)! })),
+  );
+  if (edges.length) await em.insert(TaskDependencyEntity, edges);
+  return created;
+}
+
+/**
+ * Revocation (domain.md §5.4 steps 1–2): every task of the proposal that is not closed is closed through the single
+ * transition (`revoke_close`: criteria reset, check-ins checked out), then edges where an outside task depends on
+ * one of them are deleted. Returns the tasks closed.
+ */
+export async function closeTasksOfRevokedProposal(tx: Tx, proposalUuid: string): Promise<Array<{ uuid: string; title: string }>> {
+  const tasks = await tx.manager.find(TaskEntity, {
+    where: { companyUuid: tx.actor.companyUuid, proposalUuid },
+    order: { createdAt: 'ASC', uuid: 'ASC' },
+    lock: { mode: 'pessimistic_write' },
+  });
+  const closed: Array<{ uuid: string; title: string }> = [];
+  for (const task of tasks.filter((t) => t.status !== 'closed')) {
+    // The revoke's own guard (creator or proposal:admin) stands in for the task's actor rule.
+    await moveTask(tx, task, 'revoke_close', { activityValue: { from: task.status, proposalUuid, reason: 'proposal_revoked' } });
+    closed.push({ uuid: task.uuid, title: task.title });
+  }
+  await unlinkOutsideDependents(tx, tasks.map((t) => t.uuid));
+  return closed;
+}
+
+/** Deletes edges where a task outside `own` depends on one of them; edges among `own` stay. */
+async function unlinkOutsideDependents(tx: Tx, own: string[]): Promise<void> {
+  if (own.length === 0) return;
+  const edges: Array<{ task_uuid: string; depends_on_uuid: string; project_uuid: string }> = await tx.manager.query(
+    `SELECT d.task_uuid, d.depends_on_uuid, t.project_uuid
+       FROM task_dependency d JOIN task t ON t.uuid = d.task_uuid
+      WHERE d.depends_on_uuid = ANY($1::uuid[]) AND NOT (d.task_uuid = ANY($1::uuid[]))
+      ORDER BY t.created_at, d.task_uuid, d.depends_on_uuid`,
+    [own],
+  );
+  if (edges.length === 0) return;
+  await tx.manager
+    .createQueryBuilder()
+    .delete()
+    .from(TaskDependencyEntity)
+    .where('depends_on_uuid IN (:...own) AND task_uuid NOT IN (:...own)', { own })
+    .execute();
+  for (const e of edges) {
+    tx.change('task', e.task_uuid, e.project_uuid, 'updated');
+    tx.activity({ projectUuid: e.project_uuid, targetType: 'task', targetUuid: e.task_uuid, action: 'dependency_removed', value: { dependsOnUuid: e.depends_on_uuid } });
+  }
+}
+
+/** A deleted proposal's tasks stay, unlinked; returns them for the caller's change events. */
+export async function unlinkTasksFromProposal(tx: Tx, proposalUuid: string): Promise<Array<{ uuid: string; projectUuid: string }>> {
+  const scope = { companyUuid: tx.actor.companyUuid, proposalUuid };
+  const tasks = await tx.manager.find(TaskEntity, { where: scope, select: { uuid: true, projectUuid: true } });
+  await tx.manager.update(TaskEntity, scope, { proposalUuid: null });
+  return tasks.map((t) => ({ uuid: t.uuid, projectUuid: t.projectUuid }));
+}
+
+/** An idea move (domain.md §8) carries these tasks, already locked by the caller, to the target project. */
+export async function moveTasksToProject(tx: Tx, taskUuids: readonly string[], projectUuid: string): Promise<void> {
+  if (!taskUuids.length) return;
+  await tx.manager.query(`UPDATE task SET project_uuid = $1, updated_at = now() WHERE company_uuid = $2 AND uuid = ANY($3::uuid[])`, [
+    projectUuid,
+    tx.actor.companyUuid,
+    [...taskUuids],
+  ]);
+}
