@@ -5,7 +5,8 @@ import { NestFactory } from '@nestjs/core';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config.js';
-import { ActivityEntity, CollaborationModule, MentionEntity } from '../../src/modules/collaboration/index.js';
+import { CollaborationModule } from '../../src/modules/collaboration/index.js';
+import { ActivityEntity, MentionEntity } from '../../src/entities.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CoreModule } from '../../src/shared/core.module.js';
 import { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
@@ -124,6 +125,8 @@ describe('mutation events on @nestjs/event-emitter', () => {
         }),
       );
       expect(result).toBe(42);
+      // The slow @OnEvent reaction still ran to its end before run() returned.
+      expect(reactions).toEqual(['verified']);
       expect(logs).toContainEqual(expect.objectContaining({ level: 'error', msg: 'post-commit handler failed', err: 'plain boom', requestId: 'req-8', event: MUTATION_EVENTS.activityCommitted }));
       expect(await activitiesOf(target)).toHaveLength(1);
     } finally {

@@ -118,10 +118,13 @@ export class TransactionRunner {
   }
 
   private async emitCommitted(name: string, payload: unknown): Promise<void> {
-    try {
-      // `@OnEvent` handlers catch and log their own errors (the module's default); this catches plain listeners.
-      await this.events.emitAsync(name, payload);
-    } catch (err) {
+    // Every handler runs to its end before the call returns. `emitAsync` settles at the first rejection, which would
+    // return while slower handlers still run; `@OnEvent` handlers catch and log their own errors (the module's
+    // default), so a rejection here comes from a plain listener and is logged the same way.
+    const settled = await Promise.allSettled(this.events.listeners(name).map(async (listener) => listener.call(this.events, payload)));
+    for (const outcome of settled) {
+      if (outcome.status === 'fulfilled') continue;
+      const err: unknown = outcome.reason;
       this.logger.error(
         { requestId: requestContext.getStore()?.requestId, event: name, err: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined },
         'post-commit handler failed',
