@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import Module from 'node:module';
 import { resolve } from 'node:path';
@@ -5,6 +6,7 @@ import { resolve } from 'node:path';
 declare global {
   var __svcEmbeddedStop: (() => Promise<void>) | undefined;
   var __svcPrepared: boolean | undefined;
+  var __svcTemplateDb: string | undefined;
 }
 
 /**
@@ -45,7 +47,8 @@ export default async function globalSetup(): Promise<void> {
     globalThis.__svcEmbeddedStop = embedded.stop;
     admin = embedded.url;
   }
-  const base = new URL(admin).pathname.slice(1) || 'postgres';
+  // A run id in every name: two runs against one server (two checkouts, CI beside a developer) never collide.
+  const base = `${new URL(admin).pathname.slice(1) || 'postgres'}_${randomBytes(3).toString('hex')}`;
   const template = `${base}_tpl`;
   await adminQuery(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`, admin);
   await adminQuery(`CREATE DATABASE "${template}"`, admin);
@@ -55,4 +58,5 @@ export default async function globalSetup(): Promise<void> {
   await ds.destroy();
   process.env.SVC_TEST_ADMIN_URL = admin;
   process.env.SVC_TEST_TEMPLATE_DB = template;
+  globalThis.__svcTemplateDb = template;
 }
