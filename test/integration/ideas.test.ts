@@ -91,7 +91,7 @@ describe('create (svc_pm_create_idea)', () => {
     await refused(() => w.ideas.create(w.pm, { projectUuid, title: '   ' }), 'VALIDATION_ERROR', 'Invalid arguments');
     await refused(() => w.ideas.create(w.pm, { projectUuid, title: 'x', content: 'y'.repeat(100_001) }), 'VALIDATION_ERROR');
     await refused(() => w.ideas.create(w.pm, { projectUuid, title: 'x', references: [{ type: 'docs', url: 'ftp://x', title: 't' }] }), 'VALIDATION_ERROR', 'URL must start with http:// or https://');
-    const eleven = Array.from({ length: 11 }, (_, i) => ({ type: 'docs', url: `https://e.com/${i}`, title: `r${i}` }));
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ type: 'docs' as const, url: `https://e.com/${i}`, title: `r${i}` }));
     await refused(() => w.ideas.create(w.pm, { projectUuid, title: 'x', references: eleven }), 'VALIDATION_ERROR');
     await refused(() => w.ideas.create(w.pm, { projectUuid: foreignProject.uuid, title: 'x' }), 'NOT_FOUND', 'Project not found');
     await refused(() => w.ideas.create(w.pm, { projectUuid: randomUUID(), title: 'x' }), 'NOT_FOUND', 'Project not found');

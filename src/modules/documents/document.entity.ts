@@ -1,7 +1,11 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { ActorType } from '../../shared/auth/actor.js';
 
-export type DocumentType = 'prd' | 'tech_design' | 'adr' | 'spec' | 'guide' | 'report';
+export const DOCUMENT_TYPES = ['prd', 'tech_design', 'adr', 'spec', 'guide', 'report'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+/** Every type but `report`: reports are written only as a proposal's completion report (svc_create_report). */
+export const AUTHORED_DOCUMENT_TYPES = ['prd', 'tech_design', 'adr', 'spec', 'guide'] as const;
+export type AuthoredDocumentType = (typeof AUTHORED_DOCUMENT_TYPES)[number];
 
 @Entity('document')
 export class DocumentEntity {

@@ -1,5 +1,5 @@
 export { ProposalEntity } from './proposal.entity.js';
-export type { ProposalStatus, DocumentDraft, TaskDraft } from './proposal.entity.js';
+export { PROPOSAL_STATUSES, type ProposalStatus, type DocumentDraft, type TaskDraft } from './proposal.entity.js';
 export { ProposalsModule } from './proposals.module.js';
 export { ProposalService } from './proposal.service.js';
 export { ProposalApprovalService, type ApprovalResult } from './proposal-approval.service.js';
@@ -8,4 +8,5 @@ export { PROPOSAL_SECTIONS } from './proposal.records.js';
 export type { ProposalRecord, ProposalSummary, ProposalSection } from './proposal.records.js';
 export type { ValidationIssue, IssueLevel } from './domain/proposal-validation.js';
 export { checkProposalTransition, PROPOSAL_TRANSITIONS, type ProposalTrigger } from './domain/proposal-state.js';
-export type * from './proposal.inputs.js';
+export type * from './dto/proposal.dto.js';
+export type * from './dto/proposal-draft.dto.js';

@@ -1,9 +1,13 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { ActorType } from '../../shared/auth/actor.js';
+import type { AuthoredDocumentType } from '../documents/index.js';
+import type { Priority } from '../tasks/index.js';
 
-export type ProposalStatus = 'draft' | 'pending' | 'approved' | 'closed';
-export type DocumentDraftType = 'prd' | 'tech_design' | 'adr' | 'spec' | 'guide';
-export type Priority = 'low' | 'medium' | 'high';
+export const PROPOSAL_STATUSES = ['draft', 'pending', 'approved', 'closed'] as const;
+export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
+/** A document draft becomes an authored document on approval. */
+export type DocumentDraftType = AuthoredDocumentType;
+export type { Priority };
 
 export interface DocumentDraft {
   uuid: string;

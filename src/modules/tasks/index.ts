@@ -10,3 +10,5 @@ export type { CreateTasksInput, NewTaskInput } from './task-create.js';
 export type { Assignee, TaskSummary, TaskRecord, TaskRecordWithHints, CriterionRecord, TaskLink, ActiveSession } from './task.records.js';
 export { lockTask, moveTask, type MoveOptions } from './task-lifecycle.js';
 export { CriterionDto } from './dto/criterion.dto.js';
+export { CallSessionDto } from './dto/task.dto.js';
+export * from './domain/task-fields.js';

@@ -68,7 +68,8 @@ export function parsePreferencesPatch(body: unknown): Partial<Record<PreferenceF
   return patch;
 }
 
-export type AgentStatusFilter = 'unread' | 'read' | 'all';
+export const AGENT_STATUS_FILTERS = ['unread', 'read', 'all'] as const;
+export type AgentStatusFilter = (typeof AGENT_STATUS_FILTERS)[number];
 
 export interface AgentListInput {
   status?: unknown;
