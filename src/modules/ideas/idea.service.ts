@@ -10,7 +10,7 @@ import { offsetOf, paging, type PageResult } from '../../shared/validation/pagin
 import { deleteTargetCollaboration, insertReferences } from '../collaboration/index.js';
 import { AgentEntity, UserEntity } from '../identity/index.js';
 import { ProjectEntity } from '../projects/index.js';
-import { ideaContent, ideaReferences, ideaStatusFilter, ideaTitle } from './domain/idea-input.js';
+import { ideaContent, ideaReferences, ideaTitle } from './domain/idea-input.js';
 import { isAssignee } from './idea-access.js';
 import { moveIdea, type MovedCounts } from './idea-move.js';
 import { IdeaEntity, type IdeaStatus } from './idea.entity.js';
@@ -33,7 +33,7 @@ export class IdeaService {
 
   async list(actor: Actor, input: ListInput & { status?: IdeaStatus }): Promise<{ ideas: IdeaSummary[] } & PageResult> {
     const p = paging(input);
-    const status = ideaStatusFilter(input.status);
+    const { status } = input;
     const em = this.db.manager;
     await findInCompany(em, ProjectEntity, input.projectUuid, actor.companyUuid, 'Project');
     const [ideas, total] = await em.findAndCount(IdeaEntity, {

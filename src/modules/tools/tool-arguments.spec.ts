@@ -84,6 +84,15 @@ describe('ToolArguments', () => {
     expect(issues({ thingUuid: UUID, title: 'T', extra: 1 })).toEqual([{ path: 'extra', message: 'should not exist' }]);
   });
 
+  it('reports __proto__ and constructor keys as unknown arguments, at any depth, and changes no prototype', () => {
+    const raw = JSON.parse(`{"thingUuid":"${UUID}","title":"T","__proto__":{"polluted":1},"items":[{"name":"n","constructor":{"x":1}}]}`) as unknown;
+    expect(issues(raw)).toEqual([
+      { path: '__proto__', message: 'should not exist' },
+      { path: 'items.0.constructor', message: 'should not exist' },
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('refuses null where the field is not nullable, and non-object arguments at the root', () => {
     expect(issues({ thingUuid: UUID, title: 'T', size: null }).map((i) => i.path)).toEqual(['size']);
     for (const raw of ['x', null, [], 5]) expect(issues(raw)).toEqual([{ path: '', message: 'must be an object' }]);

@@ -1,7 +1,7 @@
-import { plainToInstance, type ClassTransformOptions } from 'class-transformer';
 import { validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
-import { dtoJsonSchema, type JsonSchema } from '../../shared/validation/dto-schema.js';
+import { dtoJsonSchema, nestedDtos, type JsonSchema } from '../../shared/validation/dto-schema.js';
 import { firstFailingItem } from '../../shared/validation/each-item.js';
+import { cacheValidationMetadata } from '../../shared/validation/metadata-cache.js';
 import { findUnstorableText } from '../../shared/validation/storable-text.js';
 import { ALL_CHECKS } from '../../shared/validation/surfaces.js';
 
@@ -13,7 +13,6 @@ export interface ArgumentIssue {
 
 export type ParsedArguments<T> = { ok: true; value: T } | { ok: false; issues: ArgumentIssue[] };
 
-const TRANSFORM: ClassTransformOptions = { enableImplicitConversion: false };
 const VALIDATE: ValidatorOptions = {
   ...ALL_CHECKS,
   groups: [...ALL_CHECKS.groups],
@@ -47,25 +46,70 @@ function collect(errors: readonly ValidationError[], prefix: string, out: Argume
   }
 }
 
+/** A DTO class with the classes of its nested fields, resolved at boot. */
+interface Shape {
+  dto: new () => object;
+  nested: Map<string, Shape>;
+}
+
+function shapeOf(dto: new () => object, seen = new Map<new () => object, Shape>()): Shape {
+  let shape = seen.get(dto);
+  if (shape) return shape;
+  shape = { dto, nested: new Map() };
+  seen.set(dto, shape);
+  for (const [name, child] of nestedDtos(dto)) shape.nested.set(name, shapeOf(child, seen));
+  return shape;
+}
+
+/** Keys no DTO has that would change what the instance is (its prototype, or the class class-validator reads). */
+const RESERVED = new Set(['__proto__', 'constructor']);
+
+/**
+ * The arguments as instances of their DTO classes, nested objects included, which is what class-validator needs to
+ * find their checks. It does what class-transformer's plainToInstance does for these DTOs (which carry no
+ * @Transform or @Expose) at a fraction of its cost (~4 µs per object). A reserved key is left out and reported as
+ * the unknown argument it is.
+ */
+function instantiate(shape: Shape, plain: Record<string, unknown>, path: string, reserved: ArgumentIssue[]): object {
+  const out = Object.create(shape.dto.prototype) as Record<string, unknown>;
+  for (const key of Object.keys(plain)) {
+    const at = path ? `${path}.${key}` : key;
+    if (RESERVED.has(key)) {
+      reserved.push({ path: at, message: 'should not exist' });
+      continue;
+    }
+    const value = plain[key];
+    const nested = shape.nested.size ? shape.nested.get(key) : undefined;
+    if (nested === undefined) out[key] = value;
+    else if (Array.isArray(value)) out[key] = value.map((e, i) => (isPlainObject(e) ? instantiate(nested, e, `${at}.${i}`, reserved) : e));
+    else out[key] = isPlainObject(value) ? instantiate(nested, value, at, reserved) : value;
+  }
+  return out;
+}
+
 /**
  * A tool's arguments, defined once by a DTO class: its JSON Schema (the `inputSchema` of tools/list) is built when
- * the tool is registered at boot; each call only transforms and validates with class-validator, every check, the
- * first failure of each field reported with its dotted path (an unknown argument names its own path).
+ * the tool is registered at boot, with the classes of its nested fields; each call only instantiates and validates
+ * with class-validator, every check, the first failure of each field reported with its dotted path (an unknown
+ * argument names its own path).
  */
 export class ToolArguments<T extends object> {
   readonly schema: JsonSchema;
+  private readonly shape: Shape;
 
-  constructor(private readonly dto: new () => T) {
+  constructor(dto: new () => T) {
     this.schema = dtoJsonSchema(dto);
+    this.shape = shapeOf(dto);
+    cacheValidationMetadata();
   }
 
   parse(raw: unknown): ParsedArguments<T> {
     const args = raw === undefined ? {} : raw;
     if (!isPlainObject(args)) return { ok: false, issues: [{ path: '', message: 'must be an object' }] };
-    const value = plainToInstance(this.dto, args, TRANSFORM);
+    const issues: ArgumentIssue[] = [];
+    const value = instantiate(this.shape, args, '', issues) as T;
     const errors = validateSync(value, VALIDATE);
-    if (errors.length) {
-      const issues: ArgumentIssue[] = [];
+    if (errors.length || issues.length) {
       collect(errors, '', issues);
       return { ok: false, issues };
     }

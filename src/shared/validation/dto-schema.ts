@@ -31,17 +31,27 @@ const SCALARS = new Map<unknown, string>([
  * nullable field is `anyOf [schema, null]`. Meant to run once at boot.
  */
 export function dtoJsonSchema(dto: abstract new () => object): JsonSchema {
-  const proto = dto.prototype as object;
-  const keys = (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, proto) as string[] | undefined) ?? [];
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
-  for (const key of keys) {
-    const name = key.slice(1); // stored as ":name"
-    const meta = Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, proto, name) as PropertyMetadata;
+  for (const [name, meta] of dtoProperties(dto)) {
     properties[name] = propertySchema(meta, `${dto.name}.${name}`);
     if (meta.required !== false) required.push(name);
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+/** The DTO classes of a DTO's nested fields (a nested object or a list of them), by field name. */
+export function nestedDtos(dto: abstract new () => object): Map<string, new () => object> {
+  const nested = new Map<string, new () => object>();
+  for (const [name, meta] of dtoProperties(dto)) if (typeof meta.type === 'function' && !SCALARS.has(meta.type)) nested.set(name, meta.type as new () => object);
+  return nested;
+}
+
+function dtoProperties(dto: abstract new () => object): Array<[string, PropertyMetadata]> {
+  const proto = dto.prototype as object;
+  const keys = (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, proto) as string[] | undefined) ?? [];
+  // Stored as ":name".
+  return keys.map((key) => [key.slice(1), Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, proto, key.slice(1)) as PropertyMetadata]);
 }
 
 function propertySchema(meta: PropertyMetadata, where: string): JsonSchema {

@@ -1,5 +1,6 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError as ClassValidatorError } from '@nestjs/common';
 import { ValidationError, type FieldIssue } from '../errors/app-error.js';
+import { cacheValidationMetadata } from './metadata-cache.js';
 import { findUnstorableText } from './storable-text.js';
 import { REST_CHECKS } from './surfaces.js';
 
@@ -54,5 +55,6 @@ class RestValidationPipe extends ValidationPipe {
 }
 
 export function createValidationPipe(): ValidationPipe {
+  cacheValidationMetadata();
   return new RestValidationPipe();
 }

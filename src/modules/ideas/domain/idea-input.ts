@@ -1,6 +1,6 @@
 import { ValidationError } from '../../../shared/errors/app-error.js';
 import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
-import { MAX_REFERENCES_ON_CREATE, validateReference, type ReferenceInput, type ValidReference } from '../../collaboration/index.js';
+import { validateReference, type ReferenceInput, type ValidReference } from '../../collaboration/index.js';
 import type { IdeaStatus } from '../idea.entity.js';
 
 export const IDEA_STATUSES: readonly IdeaStatus[] = ['open', 'elaborating', 'elaborated'];
@@ -21,14 +21,7 @@ export function ideaContent(value: unknown, field = 'content'): string {
   return value;
 }
 
-export function ideaStatusFilter(value: unknown): IdeaStatus | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!(IDEA_STATUSES as readonly unknown[]).includes(value)) throw invalid('status', `must be one of ${IDEA_STATUSES.join(', ')}`);
-  return value as IdeaStatus;
-}
-
+/** References given at creation: the URL rule and the text limits after trimming (their number is the DTO's). */
 export function ideaReferences(list: ReferenceInput[] | undefined): ValidReference[] {
-  if (!list) return [];
-  if (list.length > MAX_REFERENCES_ON_CREATE) throw invalid('references', `must hold at most ${MAX_REFERENCES_ON_CREATE} items`);
-  return list.map((r) => validateReference(r));
+  return (list ?? []).map((r) => validateReference(r));
 }
