@@ -9,10 +9,10 @@ const CACHED = Symbol.for('svc.validation-metadata-cache');
 /**
  * Makes class-validator's metadata lookups cost a map read. For every object it validates, class-validator
  * recomputes the checks of the object's class from its global metadata storage: a scan over every decorated class
- * (about 150 here) and a regrouping by property — about 5 µs per object, most of a tool call's validation (a
- * `svc_get_task` call: 5.8 µs of 6.5 µs; ten tasks for `svc_create_tasks`: 370 of 490 µs; BENCHMARKS.md "MCP").
- * The answers only change when a decorator registers new metadata, so they are memoized per class and options and
- * the memo is dropped whenever metadata is added. Validation itself is class-validator's, unchanged. Idempotent.
+ * (about 150 here) and a regrouping by property, about 5 µs per object — most of a tool call's validation
+ * (BENCHMARKS.md "MCP", "One definition per input"). The answers only change when a decorator registers new
+ * metadata, so they are memoized per class and options, and the memo is dropped whenever metadata is added.
+ * Validation itself stays class-validator's. Idempotent; the tool registry and the REST pipe call it at boot.
  */
 export function cacheValidationMetadata(): void {
   const storage = getMetadataStorage() as MetadataStorage & { [CACHED]?: true };
