@@ -58,7 +58,7 @@ describe('document tools (e2e, official SDK client)', () => {
       await refusedUnchanged(w.pm, 'svc_pm_create_document', { projectUuid: otherProject.uuid, type: 'spec', title: 'X', proposalUuid: p.uuid }, 'NOT_FOUND', 'Proposal not found');
       await refusedUnchanged(w.pm, 'svc_pm_create_document', { projectUuid: w.project.uuid, type: 'spec', title: 'X', proposalUuid: randomUUID() }, 'NOT_FOUND', 'Proposal not found');
       const bad = await refusedUnchanged(w.pm, 'svc_pm_create_document', { projectUuid: w.project.uuid, type: 'report', title: '', extra: 1 }, 'VALIDATION_ERROR', 'Invalid arguments');
-      expect((bad.details as Array<{ path: string }>).map((d) => d.path).sort()).toEqual(['', 'title', 'type']);
+      expect((bad.details as Array<{ path: string }>).map((d) => d.path).sort()).toEqual(['extra', 'title', 'type']);
     });
   });
 

@@ -67,7 +67,7 @@ describe('proposal tools (e2e, official SDK client)', () => {
       const bad = await refusal(w.pm, 'svc_get_proposals', { projectUuid: 'nope', status: 'open', pageSize: 101, colour: 'red' });
       expect(bad.code).toBe('VALIDATION_ERROR');
       expect(bad.message).toBe('Invalid arguments');
-      expect((bad.details as Array<{ path: string }>).map((d) => d.path).sort()).toEqual(['', 'pageSize', 'projectUuid', 'status']);
+      expect((bad.details as Array<{ path: string }>).map((d) => d.path).sort()).toEqual(['colour', 'pageSize', 'projectUuid', 'status']);
     });
 
     it('returns one proposal with the chosen section', async () => {

@@ -74,7 +74,7 @@ describe('task tools (e2e)', () => {
       expect(err.details).toEqual(
         expect.arrayContaining([
           { path: 'taskUuid', message: expect.any(String) },
-          { path: '', message: expect.stringContaining('extra') },
+          { path: 'extra', message: 'should not exist' },
         ]),
       );
       const typed = await w.refused(w.dev, 'svc_get_task', { taskUuid: 42 }, 'VALIDATION_ERROR', 'Invalid arguments');

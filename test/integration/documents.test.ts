@@ -60,9 +60,8 @@ describe('documents (tools.md §5.7)', () => {
         'Proposal not found',
       );
       await refusedUnchanged(() => w.documents.create(w.pm, { projectUuid: '00000000-0000-4000-8000-000000000004', type: 'spec', title: 'Spec' }), 'NOT_FOUND', 'Project not found');
-      await refusedUnchanged(() => w.documents.create(w.pm, { projectUuid: w.project.uuid, type: 'report', title: 'Spec' }), 'VALIDATION_ERROR');
       await refusedUnchanged(() => w.documents.create(w.pm, { projectUuid: w.project.uuid, type: 'prd', title: '  ' }), 'VALIDATION_ERROR', 'Title must not be blank');
-      await refusedUnchanged(() => w.documents.create(w.pm, { projectUuid: w.project.uuid, type: 'prd', title: 'Big', content: 'x'.repeat(100_001) }), 'VALIDATION_ERROR');
+      // A report type and too long content are the DTO's: src/modules/documents/dto/document.dto.spec.ts.
     });
   });
 
@@ -119,7 +118,6 @@ describe('documents (tools.md §5.7)', () => {
       expect(prds).toMatchObject({ total: 2, page: 2, pageSize: 1 });
       expect(prds.documents.map((d) => d.uuid)).toEqual([c.uuid]);
       expect(await w.documents.get(w.user, { documentUuid: a.uuid })).toMatchObject({ uuid: a.uuid, content: 'a2', version: 2 });
-      await refused(w.documents.list(w.user, { projectUuid: project.uuid, type: 'memo' }), 'VALIDATION_ERROR');
       await refused(w.documents.list(w.user, { projectUuid: project.uuid, page: 0 }), 'VALIDATION_ERROR');
       await refused(w.documents.list(w.user, { projectUuid: '00000000-0000-4000-8000-000000000006' }), 'NOT_FOUND', 'Project not found');
       await refused(w.documents.get(w.user, { documentUuid: '00000000-0000-4000-8000-000000000006' }), 'NOT_FOUND', 'Document not found');

@@ -91,8 +91,7 @@ describe('create (svc_pm_create_idea)', () => {
     await refused(() => w.ideas.create(w.pm, { projectUuid, title: '   ' }), 'VALIDATION_ERROR', 'Invalid arguments');
     await refused(() => w.ideas.create(w.pm, { projectUuid, title: 'x', content: 'y'.repeat(100_001) }), 'VALIDATION_ERROR');
     await refused(() => w.ideas.create(w.pm, { projectUuid, title: 'x', references: [{ type: 'docs', url: 'ftp://x', title: 't' }] }), 'VALIDATION_ERROR', 'URL must start with http:// or https://');
-    const eleven = Array.from({ length: 11 }, (_, i) => ({ type: 'docs', url: `https://e.com/${i}`, title: `r${i}` }));
-    await refused(() => w.ideas.create(w.pm, { projectUuid, title: 'x', references: eleven }), 'VALIDATION_ERROR');
+    // More than 10 references and unknown status filters are the DTO's: src/modules/ideas/dto/idea.dto.spec.ts.
     await refused(() => w.ideas.create(w.pm, { projectUuid: foreignProject.uuid, title: 'x' }), 'NOT_FOUND', 'Project not found');
     await refused(() => w.ideas.create(w.pm, { projectUuid: randomUUID(), title: 'x' }), 'NOT_FOUND', 'Project not found');
     await refused(() => w.ideas.create(w.pm, { projectUuid, title: 'x', parentUuid: foreignIdea.uuid }), 'NOT_FOUND', 'Parent idea not found');
@@ -124,7 +123,6 @@ describe('list, listAvailable, get', () => {
     const available = await w.ideas.listAvailable(w.pm, { projectUuid: p.uuid });
     expect(available.ideas.map((i) => i.uuid)).toEqual([c.uuid, a.uuid]);
     expect(available.total).toBe(2);
-    await expectAppError(w.ideas.list(w.alice, { projectUuid: p.uuid, status: 'bogus' as never }), 'VALIDATION_ERROR');
     await expectAppError(w.ideas.list(w.mallory, { projectUuid: p.uuid }), 'NOT_FOUND', 'Project not found');
     await expectAppError(w.ideas.listAvailable(w.mallory, { projectUuid: p.uuid }), 'NOT_FOUND', 'Project not found');
   });

@@ -105,6 +105,7 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
       const docElsewhere = await w.f.document(w.companyUuid, elsewhere.uuid, w.pm);
       const base = { projectUuid: w.project.uuid, title: 'T', inputType: 'idea' };
       const missing = '00000000-0000-4000-8000-000000000099';
+      // Shapes and sizes (input type, 1-20 inputs, 10 references) are the DTO's: src/modules/proposals/dto/proposal.dto.spec.ts.
       const cases: Array<[Record<string, unknown>, string, string]> = [
         [{ projectUuid: missing, inputUuids: [mine.uuid] }, 'NOT_FOUND', 'Project not found'],
         [{ inputUuids: [mine.uuid, missing] }, 'NOT_FOUND', 'Input idea not found'],
@@ -114,18 +115,10 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
         [{ inputUuids: [mine.uuid, theme.uuid] }, 'VALIDATION_ERROR', 'Container ideas cannot be proposal inputs; derive a child idea'],
         [{ inputUuids: [mine.uuid, notMine.uuid] }, 'FORBIDDEN', 'Input ideas must be assigned to you'],
         [{ inputUuids: [unassigned.uuid] }, 'FORBIDDEN', 'Input ideas must be assigned to you'],
-        [{ inputUuids: [] }, 'VALIDATION_ERROR', 'A proposal needs 1-20 input uuids'],
-        [{ inputUuids: Array.from({ length: 21 }, () => mine.uuid) }, 'VALIDATION_ERROR', 'A proposal needs 1-20 input uuids'],
         [{ inputUuids: [mine.uuid, mine.uuid] }, 'VALIDATION_ERROR', 'Input uuids must be distinct'],
         [{ title: '   ', inputUuids: [mine.uuid] }, 'VALIDATION_ERROR', 'Title must not be blank'],
         [{ title: 'x'.repeat(201), inputUuids: [mine.uuid] }, 'VALIDATION_ERROR', 'Title must be at most 200 characters'],
-        [{ inputType: 'task', inputUuids: [mine.uuid] }, 'VALIDATION_ERROR', 'Input type must be one of idea, document'],
         [{ inputUuids: [mine.uuid], references: [{ type: 'docs', url: 'ftp://x', title: 'r' }] }, 'VALIDATION_ERROR', 'URL must start with http:// or https://'],
-        [
-          { inputUuids: [mine.uuid], references: Array.from({ length: 11 }, () => ({ type: 'docs', url: 'https://x.test', title: 'r' })) },
-          'VALIDATION_ERROR',
-          'At most 10 references can be given',
-        ],
       ];
       const before = await db.dataSource.manager.count(ProposalEntity);
       const activities = await w.f.activityCount();
@@ -186,7 +179,6 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
       expect(full.taskDrafts).toHaveLength(3);
       expect(full).not.toHaveProperty('taskDraftIndex');
 
-      await refused(w.proposals.get(w.user, { proposalUuid: p.uuid, section: 'everything' }), 'VALIDATION_ERROR');
       await refused(w.proposals.get(w.user, { proposalUuid: '00000000-0000-4000-8000-000000000001' }), 'NOT_FOUND', 'Proposal not found');
     });
 
@@ -225,7 +217,6 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
       expect(page2).toMatchObject({ page: 2, pageSize: 2, total: 3 });
       expect(page2.proposals.map((p) => p.uuid)).toEqual([made[0]]);
       await refused(w.proposals.list(w.user, { projectUuid: project.uuid, pageSize: 101 }), 'VALIDATION_ERROR');
-      await refused(w.proposals.list(w.user, { projectUuid: project.uuid, status: 'open' }), 'VALIDATION_ERROR');
       await refused(w.proposals.list(w.user, { projectUuid: '00000000-0000-4000-8000-000000000002' }), 'NOT_FOUND', 'Project not found');
     });
   });
@@ -316,7 +307,7 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
 
     it('requires a note', async () => {
       const p = await proposalIn(w, 'pending');
-      await refusedUnchanged(w, p.uuid, () => w.proposals.close(w.admin, { proposalUuid: p.uuid }), 'VALIDATION_ERROR', 'A review note is required');
+      await refusedUnchanged(w, p.uuid, () => w.proposals.close(w.admin, { proposalUuid: p.uuid, reviewNote: ' \n ' }), 'VALIDATION_ERROR', 'A review note is required');
     });
   });
 
@@ -405,7 +396,7 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
       () => w.proposals.close(w.user, { proposalUuid: missing, reviewNote: 'n' }),
       () => w.approval.approve(w.user, { proposalUuid: missing }),
       () => w.revocation.revoke(w.user, { proposalUuid: missing }),
-      () => w.proposals.addDocumentDraft(w.user, { proposalUuid: missing, type: 'prd', title: 'd' }),
+      () => w.proposals.addDocumentDraft(w.user, { proposalUuid: missing, type: 'prd', title: 'd', content: '' }),
       () => w.proposals.removeTaskDraft(w.user, { proposalUuid: missing, draftUuid: missing }),
     ];
     for (const op of ops) await refused(op(), 'NOT_FOUND', 'Proposal not found');

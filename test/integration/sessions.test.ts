@@ -193,7 +193,7 @@ describe('agent sessions', () => {
       expect(mine.sessions.map((s) => s.uuid)).toEqual([s2.uuid, s1.uuid]);
       expect((await f.sessions.list(world.dev, { status: 'closed' })).sessions.map((s) => s.uuid)).toEqual([s1.uuid]);
       expect((await f.sessions.list(world.dev, { pageSize: 1, page: 2 })).sessions.map((s) => s.uuid)).toEqual([s1.uuid]);
-      await expect(f.sessions.list(world.dev, { status: 'zombie' as never })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+      // An unknown status is the DTO's: src/modules/sessions/dto/session.dto.spec.ts.
 
       const all = await f.sessions.listForCompany(world.admin, {});
       expect(all.sessions.map((s) => s.uuid)).toEqual([s3.uuid, s2.uuid, s1.uuid]);

@@ -114,13 +114,7 @@ describe('task acceptance criteria', () => {
       });
     });
 
-    it('an empty list or an unknown status: VALIDATION_ERROR', async () => {
-      const uuid = await f.taskIn('in_progress', w, w.dev);
-      const [a] = await criteriaOf(uuid);
-      await expectRefused(f, h, uuid, () => f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [] }), 'VALIDATION_ERROR');
-      await expectRefused(f, h, uuid, () => f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'ok' }] }), 'VALIDATION_ERROR');
-      await expectRefused(f, h, uuid, () => f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed', evidence: 'x'.repeat(2001) }] }), 'VALIDATION_ERROR');
-    });
+    // An empty list, an unknown status and too long evidence are the DTO's: src/modules/tasks/dto/task-action.dto.spec.ts.
   });
 
   describe('self-check (svc_report_criteria_self_check)', () => {
@@ -149,7 +143,7 @@ describe('task acceptance criteria', () => {
       await expectRefused(f, h, uuid, () => f.tasks.selfCheck(w.dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed' }] }), 'INVALID_STATE');
     });
 
-    it('a criterion of another task: VALIDATION_ERROR, nothing written; pending is not a self-check status', async () => {
+    it('a criterion of another task: VALIDATION_ERROR, nothing written', async () => {
       const uuid = await f.taskIn('in_progress', w, w.dev);
       const other = await f.taskIn('open', w, w.dev);
       const [a] = await criteriaOf(uuid);
@@ -162,7 +156,6 @@ describe('task acceptance criteria', () => {
         'VALIDATION_ERROR',
         `Criterion ${foreign} does not belong to this task`,
       );
-      await expectRefused(f, h, uuid, () => f.tasks.selfCheck(w.dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'pending' }] }), 'VALIDATION_ERROR');
     });
   });
 

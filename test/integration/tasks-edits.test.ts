@@ -60,11 +60,8 @@ describe('task edits and work reports', () => {
       await expectRefused(f, h, t.uuid, () => f.tasks.update(w.dev, { taskUuid: t.uuid }), 'VALIDATION_ERROR', 'Nothing to update');
       await expectRefused(f, h, t.uuid, () => f.tasks.update(w.dev, { taskUuid: t.uuid, sessionUuid: '00000000-0000-4000-8000-000000000000' }), 'VALIDATION_ERROR', 'Nothing to update');
       await expectRefused(f, h, t.uuid, () => f.tasks.update(w.dev, { taskUuid: t.uuid, title: '  ' }), 'VALIDATION_ERROR');
-      await expectRefused(f, h, t.uuid, () => f.tasks.update(w.dev, { taskUuid: t.uuid, title: 'x'.repeat(201) }), 'VALIDATION_ERROR');
-      await expectRefused(f, h, t.uuid, () => f.tasks.update(w.dev, { taskUuid: t.uuid, description: 'x'.repeat(100_001) }), 'VALIDATION_ERROR');
-      await expectRefused(f, h, t.uuid, () => f.tasks.update(w.dev, { taskUuid: t.uuid, priority: 'urgent' as never }), 'VALIDATION_ERROR');
-      await expectRefused(f, h, t.uuid, () => f.tasks.update(w.dev, { taskUuid: t.uuid, storyPoints: -1 }), 'VALIDATION_ERROR');
-      await expectRefused(f, h, t.uuid, () => f.tasks.update(w.dev, { taskUuid: t.uuid, status: 'done' as never }), 'VALIDATION_ERROR');
+      await expectRefused(f, h, t.uuid, () => f.tasks.update(w.dev, { taskUuid: t.uuid, title: ` ${'x'.repeat(201)} ` }), 'VALIDATION_ERROR');
+      // Field shapes and limits (description length, priority, story points, status) are the DTO's: task.dto.spec.ts.
       await expect(f.tasks.update(w.dev, { taskUuid: '00000000-0000-4000-8000-000000000000', title: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Task not found' });
     });
 

@@ -64,9 +64,7 @@ describe('task reads', () => {
     it('refuses bad arguments and unknown projects', async () => {
       await expect(f.tasks.list(w.dev, { projectUuid: project, pageSize: 101 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
       await expect(f.tasks.list(w.dev, { projectUuid: project, page: 0 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-      await expect(f.tasks.list(w.dev, { projectUuid: project, status: 'nope' as never })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-      const many = Array.from({ length: 21 }, () => '00000000-0000-4000-8000-000000000000'.replace(/0{12}$/, Math.random().toString(16).slice(2, 14).padEnd(12, '0')));
-      await expect(f.tasks.list(w.dev, { projectUuid: project, proposalUuids: many })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+      // An unknown status and too many proposal filters are the DTO's: src/modules/tasks/dto/task.dto.spec.ts.
       await expect(f.tasks.list(w.dev, { projectUuid: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Project not found' });
       await expect(f.tasks.listUnblocked(w.dev, { projectUuid: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Project not found' });
     });

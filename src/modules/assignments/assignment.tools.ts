@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { IdeaTrackerService, type IdeaTracker } from '../ideas/index.js';
 import { TaskTrackerService, type TaskTracker } from '../tasks/index.js';
-import { empty, Tool, type ToolContext } from '../tools/index.js';
+import { NoArgsDto } from '../../shared/validation/no-args.dto.js';
+import { Tool, type ToolContext } from '../tools/index.js';
 import { resolveProjectScope } from './project-scope.js';
 
 /**
@@ -24,9 +25,9 @@ export class AssignmentTools {
     hint: 'R',
     description:
       'Returns your ideas and your unfinished tasks grouped by project, limited by the scoping headers. Open a task with svc_get_task or find new work with svc_get_available_tasks.',
-    input: empty,
+    input: NoArgsDto,
   })
-  async myAssignments(_args: Record<string, never>, ctx: ToolContext): Promise<{ ideaTracker: IdeaTracker; taskTracker: TaskTracker }> {
+  async myAssignments(_args: NoArgsDto, ctx: ToolContext): Promise<{ ideaTracker: IdeaTracker; taskTracker: TaskTracker }> {
     const projectScope = await resolveProjectScope(this.db.manager, ctx.actor.companyUuid, ctx.headers);
     const ideaTracker = await this.ideas.tracker(ctx.actor, { projectScope });
     const taskTracker = await this.tasks.tracker(ctx.actor, projectScope);

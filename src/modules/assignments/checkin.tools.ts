@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AgentService } from '../identity/index.js';
 import { IdeaTrackerService, type IdeaTracker } from '../ideas/index.js';
 import { NotificationService, type CheckinNotification } from '../notifications/index.js';
-import { empty, Tool, type ToolContext } from '../tools/index.js';
+import { NoArgsDto } from '../../shared/validation/no-args.dto.js';
+import { Tool, type ToolContext } from '../tools/index.js';
 
 /** The checkin's idea tracker holds the ten most recently updated ideas, across all projects (headers ignored). */
 const CHECKIN_IDEAS = 10;
@@ -28,9 +29,9 @@ export class CheckinTools {
     hint: 'W',
     description:
       'Start here: returns your identity, permissions, your ten most recently updated ideas and your unread notifications (the ones listed are marked read). Call svc_get_my_assignments next for your full trackers.',
-    input: empty,
+    input: NoArgsDto,
   })
-  async checkin(_args: Record<string, never>, ctx: ToolContext): Promise<CheckinResult> {
+  async checkin(_args: NoArgsDto, ctx: ToolContext): Promise<CheckinResult> {
     const agent = await this.agents.checkin(ctx.actor.companyUuid, ctx.actor.uuid);
     const ideaTracker = await this.ideas.tracker(ctx.actor, { projectScope: null, limit: CHECKIN_IDEAS });
     const notifications = await this.notifications.checkinSummary(ctx.actor);

@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { z } from 'zod';
-import { paging, referenceType, referenceTargetType, targetType, title, Tool, uuid, type ToolContext } from '../tools/index.js';
-import { ActivityService, type ListActivityInput } from './activity.service.js';
-import { CommentService, MAX_COMMENT_LENGTH, type AddCommentInput, type ListCommentsInput } from './comment.service.js';
-import { ReferenceService, type AddReferenceInput, type UpdateReferenceInput } from './reference.service.js';
-import { SEARCH_ENTITY_TYPES, SearchService, type SearchEntityType, type SearchInput } from './search.service.js';
-
-const url = z.string().max(2048).describe('http:// or https:// URL, at most 2048 characters; never fetched');
-const notes = z.string().max(500).describe('Notes, at most 500 characters');
-const referenceUuid = z.strictObject({ referenceUuid: uuid('Reference uuid') });
+import { Tool, type ToolContext } from '../tools/index.js';
+import { ActivityService } from './activity.service.js';
+import { CommentService } from './comment.service.js';
+import {
+  AddCommentDto,
+  AddReferenceDto,
+  ListActivityArgsDto,
+  ListCommentsArgsDto,
+  MentionablesArgsDto,
+  ReferenceRefDto,
+  SearchArgsDto,
+  UpdateReferenceArgsDto,
+} from './dto/collaboration.dto.js';
+import { ReferenceService } from './reference.service.js';
+import { SearchService } from './search.service.js';
 
 /** Activity, comments, search and references (tools.md §5.1, §5.2, §5.7): thin adapters over the collaboration services. */
 @Injectable()
@@ -25,18 +30,9 @@ export class CollaborationTools {
     title: 'Get activity',
     hint: 'R',
     description: "Lists a project's activity, newest first, optionally for one target. Open a target with the matching svc_get_* tool.",
-    input: z
-      .strictObject({
-        projectUuid: uuid('Project uuid'),
-        targetType: targetType.optional().describe('Only activity on targets of this type'),
-        targetUuid: uuid('Only activity on this target; requires targetType').optional(),
-        ...paging,
-      })
-      .superRefine((v, ctx) => {
-        if (v.targetUuid !== undefined && v.targetType === undefined) ctx.addIssue({ code: 'custom', path: ['targetUuid'], message: 'requires targetType' });
-      }),
+    input: ListActivityArgsDto,
   })
-  listActivity(args: ListActivityInput, ctx: ToolContext) {
+  listActivity(args: ListActivityArgsDto, ctx: ToolContext) {
     return this.activity.list(ctx.actor, args);
   }
 
@@ -45,9 +41,9 @@ export class CollaborationTools {
     title: 'Get comments',
     hint: 'R',
     description: 'Lists the comments on an idea, proposal, task or document, oldest first. Reply with svc_add_comment.',
-    input: z.strictObject({ targetType: targetType.describe('Kind of the commented record'), targetUuid: uuid('Commented record uuid'), ...paging }),
+    input: ListCommentsArgsDto,
   })
-  listComments(args: ListCommentsInput, ctx: ToolContext) {
+  listComments(args: ListCommentsArgsDto, ctx: ToolContext) {
     return this.comments.list(ctx.actor, args);
   }
 
@@ -56,19 +52,9 @@ export class CollaborationTools {
     title: 'Search',
     hint: 'R',
     description: 'Searches tasks, ideas, proposals, documents, projects and groups by text or uuid. Open a hit with the matching svc_get_* tool.',
-    input: z.strictObject({
-      query: z.string().min(1).max(200).describe('Text (case-insensitive, in titles and texts) or an exact uuid, 1-200 characters'),
-      scope: z.enum(['global', 'group', 'project']).optional().describe('Where to search (default global)'),
-      scopeUuid: uuid('The group or project searched; required unless scope is global').optional(),
-      entityTypes: z
-        .array(z.enum(SEARCH_ENTITY_TYPES as [SearchEntityType, ...SearchEntityType[]]))
-        .max(SEARCH_ENTITY_TYPES.length)
-        .optional()
-        .describe('Only these kinds of records (default all)'),
-      ...paging,
-    }),
+    input: SearchArgsDto,
   })
-  searchAll(args: SearchInput, ctx: ToolContext) {
+  searchAll(args: SearchArgsDto, ctx: ToolContext) {
     return this.search.search(ctx.actor, args);
   }
 
@@ -77,9 +63,9 @@ export class CollaborationTools {
     title: 'Search mentionables',
     hint: 'R',
     description: 'Finds users and agents you can mention as @[Name](user:<uuid>) or @[Name](agent:<uuid>). Use the markup in svc_add_comment.',
-    input: z.strictObject({ query: z.string().max(100).optional().describe('Part of a name or email, at most 100 characters (default: everyone)'), ...paging }),
+    input: MentionablesArgsDto,
   })
-  searchMentionables(args: { query?: string; page?: number; pageSize?: number }, ctx: ToolContext) {
+  searchMentionables(args: MentionablesArgsDto, ctx: ToolContext) {
     return this.search.mentionables(ctx.actor, args);
   }
 
@@ -88,17 +74,9 @@ export class CollaborationTools {
     title: 'Add comment',
     hint: 'W',
     description: 'Adds a comment to an idea, proposal, task or document, notifying anyone it mentions. Read the thread with svc_get_comments.',
-    input: z.strictObject({
-      targetType: targetType.describe('Kind of the commented record'),
-      targetUuid: uuid('Commented record uuid'),
-      content: z
-        .string()
-        .min(1)
-        .max(MAX_COMMENT_LENGTH)
-        .describe('Comment text (markdown), 1-20000 characters; @[Name](user:<uuid>) or @[Name](agent:<uuid>) mentions notify'),
-    }),
+    input: AddCommentDto,
   })
-  addComment(args: AddCommentInput, ctx: ToolContext) {
+  addComment(args: AddCommentDto, ctx: ToolContext) {
     return this.comments.add(ctx.actor, args);
   }
 
@@ -108,16 +86,9 @@ export class CollaborationTools {
     title: 'Add reference',
     hint: 'W',
     description: 'Attaches an external link to an idea, proposal or task; the link is never fetched. Change it with svc_update_reference.',
-    input: z.strictObject({
-      targetType: referenceTargetType.describe('Kind of the record the link is attached to'),
-      targetUuid: uuid('Record uuid'),
-      type: referenceType.describe('Kind of link'),
-      url,
-      title: title('Link title, 1-200 characters'),
-      notes: notes.optional(),
-    }),
+    input: AddReferenceDto,
   })
-  addReference(args: AddReferenceInput, ctx: ToolContext) {
+  addReference(args: AddReferenceDto, ctx: ToolContext) {
     return this.references.add(ctx.actor, args);
   }
 
@@ -127,15 +98,9 @@ export class CollaborationTools {
     title: 'Update reference',
     hint: 'WI',
     description: "Changes a reference's type, URL, title or notes. Delete it with svc_remove_reference.",
-    input: z.strictObject({
-      referenceUuid: uuid('Reference uuid'),
-      type: referenceType.optional().describe('Kind of link'),
-      url: url.optional(),
-      title: title('Link title, 1-200 characters').optional(),
-      notes: notes.nullable().optional().describe('Notes, at most 500 characters; null clears them'),
-    }),
+    input: UpdateReferenceArgsDto,
   })
-  updateReference(args: UpdateReferenceInput, ctx: ToolContext) {
+  updateReference(args: UpdateReferenceArgsDto, ctx: ToolContext) {
     return this.references.update(ctx.actor, args);
   }
 
@@ -145,9 +110,9 @@ export class CollaborationTools {
     title: 'Remove reference',
     hint: 'D',
     description: 'Deletes a reference. Attach another with svc_add_reference.',
-    input: referenceUuid,
+    input: ReferenceRefDto,
   })
-  removeReference(args: { referenceUuid: string }, ctx: ToolContext) {
+  removeReference(args: ReferenceRefDto, ctx: ToolContext) {
     return this.references.remove(ctx.actor, args);
   }
 }

@@ -10,7 +10,9 @@ export type SearchEntityType = 'task' | 'idea' | 'proposal' | 'document' | 'proj
 export type SearchScope = 'global' | 'group' | 'project';
 
 export const SEARCH_ENTITY_TYPES: readonly SearchEntityType[] = ['task', 'idea', 'proposal', 'document', 'project', 'project_group'];
-const SCOPES: readonly SearchScope[] = ['global', 'group', 'project'];
+export const SEARCH_SCOPES: readonly SearchScope[] = ['global', 'group', 'project'];
+export const MAX_SEARCH_QUERY = 200;
+export const MAX_MENTIONABLES_QUERY = 100;
 
 export interface SearchInput {
   query: string;
@@ -135,9 +137,9 @@ export class SearchService {
   async search(actor: Actor, input: SearchInput): Promise<{ results: SearchResult[] } & PageResult & { counts: SearchCounts }> {
     const p = paging(input);
     const query = typeof input.query === 'string' ? input.query.trim() : '';
-    if (query.length < 1 || query.length > 200) throw invalid('query', 'must be 1-200 characters');
+    if (query.length < 1 || query.length > MAX_SEARCH_QUERY) throw invalid('query', `must be 1-${MAX_SEARCH_QUERY} characters`);
     const scope = (input.scope ?? 'global') as SearchScope;
-    if (!SCOPES.includes(scope)) throw invalid('scope', `must be one of ${SCOPES.join(', ')}`);
+    if (!SEARCH_SCOPES.includes(scope)) throw invalid('scope', `must be one of ${SEARCH_SCOPES.join(', ')}`);
     const requested = input.entityTypes?.length ? input.entityTypes : SEARCH_ENTITY_TYPES;
     for (const t of requested) if (!(SEARCH_ENTITY_TYPES as readonly string[]).includes(t)) throw invalid('entityTypes', `must be a subset of ${SEARCH_ENTITY_TYPES.join(', ')}`);
     if (scope !== 'global') {
@@ -204,7 +206,7 @@ export class SearchService {
   async mentionables(actor: Actor, input: { query?: string | null; page?: number; pageSize?: number }): Promise<{ mentionables: Mentionable[] } & PageResult> {
     const p = paging(input);
     const query = typeof input.query === 'string' ? input.query.trim() : '';
-    if (query.length > 100) throw invalid('query', 'must be at most 100 characters');
+    if (query.length > MAX_MENTIONABLES_QUERY) throw invalid('query', `must be at most ${MAX_MENTIONABLES_QUERY} characters`);
     const union = `
       SELECT 'user'::text AS type, uuid, name, email FROM app_user
         WHERE company_uuid = $1 AND (name ILIKE $2 ESCAPE '\\' OR email ILIKE $2 ESCAPE '\\')

@@ -1,7 +1,9 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { ActorType } from '../../shared/auth/actor.js';
 
-export type DocumentType = 'prd' | 'tech_design' | 'adr' | 'spec' | 'guide' | 'report';
+import type { DocumentType } from './domain/document-types.js';
+
+export type { AuthoredDocumentType, DocumentType } from './domain/document-types.js';
 
 @Entity('document')
 export class DocumentEntity {

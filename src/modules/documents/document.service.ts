@@ -6,16 +6,12 @@ import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner } from '../../shared/database/transaction-runner.js';
 import { ConflictError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
-import { longText, oneOf, titleText } from '../../shared/validation/text-rules.js';
+import { titleText } from '../../shared/validation/text-rules.js';
 import { deleteTargetCollaboration } from '../collaboration/index.js';
 import { findProject } from '../projects/index.js';
-import { DocumentEntity, type DocumentType } from './document.entity.js';
-import type * as inputs from './document.inputs.js';
+import { DocumentEntity } from './document.entity.js';
 import { loadDocumentRecord, loadDocumentSummaries, type DocumentRecord, type DocumentSummary } from './document.records.js';
-
-const DOCUMENT_TYPES: readonly DocumentType[] = ['prd', 'tech_design', 'adr', 'spec', 'guide', 'report'];
-/** Reports are only written through createReport. */
-const AUTHORED_TYPES: readonly DocumentType[] = ['prd', 'tech_design', 'adr', 'spec', 'guide'];
+import type { CreateDocumentArgsDto, CreateReportArgsDto, DocumentRefDto, ListDocumentsArgsDto, UpdateDocumentArgsDto } from './dto/document.dto.js';
 
 interface ProposalRow {
   uuid: string;
@@ -36,9 +32,9 @@ export class DocumentService {
     private readonly runner: TransactionRunner,
   ) {}
 
-  async list(actor: Actor, input: inputs.ListDocumentsInput): Promise<{ documents: DocumentSummary[] } & PageResult> {
+  async list(actor: Actor, input: ListDocumentsArgsDto): Promise<{ documents: DocumentSummary[] } & PageResult> {
     const page = paging(input);
-    const type = input.type === undefined ? undefined : oneOf(input.type, DOCUMENT_TYPES, 'type');
+    const { type } = input;
     await findProject(this.db.manager, input.projectUuid, actor.companyUuid);
     const [rows, total] = await this.db.manager.findAndCount(DocumentEntity, {
       where: { companyUuid: actor.companyUuid, projectUuid: input.projectUuid, ...(type ? { type } : {}) },
@@ -49,16 +45,16 @@ export class DocumentService {
     return { documents: await loadDocumentSummaries(this.db.manager, rows), page: page.page, pageSize: page.pageSize, total };
   }
 
-  async get(actor: Actor, input: inputs.DocumentRef): Promise<DocumentRecord> {
+  async get(actor: Actor, input: DocumentRefDto): Promise<DocumentRecord> {
     const d = await findInCompany(this.db.manager, DocumentEntity, input.documentUuid, actor.companyUuid, 'Document');
     return loadDocumentRecord(this.db.manager, d);
   }
 
   /** svc_pm_create_document: version 1, optionally linked to a proposal of the same project. */
-  async create(actor: Actor, input: inputs.CreateDocumentInput): Promise<DocumentRecord> {
-    const type = oneOf(input.type, AUTHORED_TYPES, 'type');
+  async create(actor: Actor, input: CreateDocumentArgsDto): Promise<DocumentRecord> {
+    const { type } = input;
     const title = titleText(input.title);
-    const content = longText(input.content ?? '', 'content');
+    const content = input.content ?? '';
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
       const project = await findProject(em, input.projectUuid, actor.companyUuid);
@@ -74,10 +70,10 @@ export class DocumentService {
   }
 
   /** svc_pm_update_document: title and/or content; every real change raises the version by one. */
-  async update(actor: Actor, input: inputs.UpdateDocumentInput): Promise<DocumentRecord> {
+  async update(actor: Actor, input: UpdateDocumentArgsDto): Promise<DocumentRecord> {
     if (input.title === undefined && input.content === undefined) throw new ValidationError('Nothing to update');
     const title = input.title === undefined ? undefined : titleText(input.title);
-    const content = input.content === undefined ? undefined : longText(input.content, 'content');
+    const { content } = input;
     return this.runner.run(actor, async (tx) => {
       const d = await findInCompany(tx.manager, DocumentEntity, input.documentUuid, actor.companyUuid, 'Document', true);
       const fields = [...(title !== undefined && title !== d.title ? ['title'] : []), ...(content !== undefined && content !== d.content ? ['content'] : [])];
@@ -94,7 +90,7 @@ export class DocumentService {
   }
 
   /** svc_admin_delete_document: the document and its comments; proposals naming it as input keep the uuid. */
-  async delete(actor: Actor, input: inputs.DocumentRef): Promise<{ uuid: string; deleted: true }> {
+  async delete(actor: Actor, input: DocumentRefDto): Promise<{ uuid: string; deleted: true }> {
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
       const d = await findInCompany(em, DocumentEntity, input.documentUuid, actor.companyUuid, 'Document', true);
@@ -107,9 +103,9 @@ export class DocumentService {
   }
 
   /** svc_create_report: the completion report of an approved proposal; a second one needs `force`. */
-  async createReport(actor: Actor, input: inputs.CreateReportInput): Promise<DocumentRecord> {
+  async createReport(actor: Actor, input: CreateReportArgsDto): Promise<DocumentRecord> {
     const title = titleText(input.title);
-    const content = longText(input.content, 'content');
+    const { content } = input;
     if (content.trim() === '') throw new ValidationError('Content must not be blank', [{ field: 'content', message: 'must not be blank' }]);
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;

@@ -6,31 +6,18 @@ import { ForbiddenError, InvalidStateError, ValidationError } from '../../shared
 import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
-import { deleteTargetCollaboration, insertReferences, type ReferenceInput } from '../collaboration/index.js';
+import { deleteTargetCollaboration, insertReferences } from '../collaboration/index.js';
 import { matchesActor, requireAssignable } from '../identity/index.js';
 import { findProject } from '../projects/index.js';
-import { ideaContent, ideaReferences, ideaStatusFilter, ideaTitle } from './domain/idea-input.js';
+import { ideaContent, ideaReferences, ideaTitle } from './domain/idea-input.js';
 import { moveIdea, type MovedCounts } from './idea-move.js';
 import { IdeaEntity, type IdeaStatus } from './idea.entity.js';
 import { ideaRecord, ideaSummaries, type IdeaRecord, type IdeaSummary } from './idea.records.js';
+import type { CreateIdeaArgsDto, EditIdeaArgsDto } from './dto/idea.dto.js';
 
-export interface CreateIdeaInput {
-  projectUuid: string;
-  title: string;
-  content?: string;
-  parentUuid?: string | null;
-  isContainer?: boolean;
-  references?: ReferenceInput[];
-}
-
-export interface EditIdeaInput {
-  ideaUuid: string;
-  title?: string;
-  content?: string;
-  /** null detaches the idea from its parent. */
-  parentUuid?: string | null;
-  isContainer?: boolean;
-}
+/** The arguments of svc_pm_create_idea / svc_edit_idea (the route bodies plus the ids of their paths). */
+export type CreateIdeaInput = CreateIdeaArgsDto;
+export type EditIdeaInput = EditIdeaArgsDto;
 
 type ListInput = { projectUuid: string; page?: number; pageSize?: number };
 
@@ -44,7 +31,7 @@ export class IdeaService {
 
   async list(actor: Actor, input: ListInput & { status?: IdeaStatus }): Promise<{ ideas: IdeaSummary[] } & PageResult> {
     const p = paging(input);
-    const status = ideaStatusFilter(input.status);
+    const { status } = input;
     const em = this.db.manager;
     await findProject(em, input.projectUuid, actor.companyUuid);
     const [ideas, total] = await em.findAndCount(IdeaEntity, {

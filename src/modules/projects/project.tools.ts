@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { z } from 'zod';
-import { longText, paging, title, Tool, uuid, type ToolContext } from '../tools/index.js';
+import { PagingArgsDto } from '../../shared/validation/paging-args.dto.js';
+import { Tool, type ToolContext } from '../tools/index.js';
+import { CreateProjectDto, CreateProjectGroupDto, GroupRefDto, MoveProjectArgsDto, ProjectRefDto, UpdateProjectGroupArgsDto } from './dto/project.dto.js';
 import { ProjectGroupService } from './project-group.service.js';
 import { ProjectService } from './project.service.js';
-
-const description = longText('Description, at most 100000 characters');
-
-const groupUuid = z.strictObject({ groupUuid: uuid('Project group uuid') });
 
 /** Projects and project groups (tools.md §5.1 reads, §5.8 admin tools). Projects publish no change events. */
 @Injectable()
@@ -21,9 +18,9 @@ export class ProjectTools {
     title: 'List projects',
     hint: 'R',
     description: "Lists the company's projects with entity counts. Open one with svc_get_project.",
-    input: z.strictObject({ ...paging }),
+    input: PagingArgsDto,
   })
-  listProjects(args: { page?: number; pageSize?: number }, ctx: ToolContext) {
+  listProjects(args: PagingArgsDto, ctx: ToolContext) {
     return this.projects.list(ctx.actor, args);
   }
 
@@ -32,9 +29,9 @@ export class ProjectTools {
     title: 'Get project',
     hint: 'R',
     description: 'Returns one project with its group and entity counts. List its work with svc_get_ideas, svc_get_proposals or svc_list_tasks.',
-    input: z.strictObject({ projectUuid: uuid('Project uuid') }),
+    input: ProjectRefDto,
   })
-  getProject(args: { projectUuid: string }, ctx: ToolContext) {
+  getProject(args: ProjectRefDto, ctx: ToolContext) {
     return this.projects.get(ctx.actor, args);
   }
 
@@ -43,9 +40,9 @@ export class ProjectTools {
     title: 'List project groups',
     hint: 'R',
     description: 'Lists project groups with project counts and the number of ungrouped projects. Open one with svc_get_project_group.',
-    input: z.strictObject({ ...paging }),
+    input: PagingArgsDto,
   })
-  listGroups(args: { page?: number; pageSize?: number }, ctx: ToolContext) {
+  listGroups(args: PagingArgsDto, ctx: ToolContext) {
     return this.groups.list(ctx.actor, args);
   }
 
@@ -54,9 +51,9 @@ export class ProjectTools {
     title: 'Get project group',
     hint: 'R',
     description: 'Returns one project group with its projects. See its progress with svc_get_group_dashboard.',
-    input: groupUuid,
+    input: GroupRefDto,
   })
-  getGroup(args: { groupUuid: string }, ctx: ToolContext) {
+  getGroup(args: GroupRefDto, ctx: ToolContext) {
     return this.groups.get(ctx.actor, args);
   }
 
@@ -65,9 +62,9 @@ export class ProjectTools {
     title: 'Get group dashboard',
     hint: 'R',
     description: "Returns a group's task completion, open ideas, active proposals and recent activity. Open a project with svc_get_project.",
-    input: groupUuid,
+    input: GroupRefDto,
   })
-  groupDashboard(args: { groupUuid: string }, ctx: ToolContext) {
+  groupDashboard(args: GroupRefDto, ctx: ToolContext) {
     return this.groups.dashboard(ctx.actor, args);
   }
 
@@ -77,13 +74,9 @@ export class ProjectTools {
     title: 'Create project',
     hint: 'W',
     description: 'Creates a project, optionally inside a project group. Add ideas with svc_pm_create_idea.',
-    input: z.strictObject({
-      name: title('Project name, 1-200 characters'),
-      description: description.optional(),
-      groupUuid: uuid('Project group to put the project in').optional(),
-    }),
+    input: CreateProjectDto,
   })
-  createProject(args: { name: string; description?: string; groupUuid?: string }, ctx: ToolContext) {
+  createProject(args: CreateProjectDto, ctx: ToolContext) {
     return this.projects.create(ctx.actor, args);
   }
 
@@ -93,9 +86,9 @@ export class ProjectTools {
     title: 'Create project group',
     hint: 'W',
     description: 'Creates an empty project group. Put projects in it with svc_admin_move_project_to_group.',
-    input: z.strictObject({ name: title('Group name, 1-200 characters'), description: description.optional() }),
+    input: CreateProjectGroupDto,
   })
-  createGroup(args: { name: string; description?: string }, ctx: ToolContext) {
+  createGroup(args: CreateProjectGroupDto, ctx: ToolContext) {
     return this.groups.create(ctx.actor, args);
   }
 
@@ -105,13 +98,9 @@ export class ProjectTools {
     title: 'Update project group',
     hint: 'WI',
     description: 'Renames a project group or changes its description. View it with svc_get_project_group.',
-    input: z.strictObject({
-      groupUuid: uuid('Project group uuid'),
-      name: title('New name, 1-200 characters').optional(),
-      description: description.optional(),
-    }),
+    input: UpdateProjectGroupArgsDto,
   })
-  updateGroup(args: { groupUuid: string; name?: string; description?: string }, ctx: ToolContext) {
+  updateGroup(args: UpdateProjectGroupArgsDto, ctx: ToolContext) {
     return this.groups.update(ctx.actor, args);
   }
 
@@ -121,9 +110,9 @@ export class ProjectTools {
     title: 'Delete project group',
     hint: 'D',
     description: 'Deletes a project group and leaves its projects ungrouped. List groups with svc_get_project_groups.',
-    input: groupUuid,
+    input: GroupRefDto,
   })
-  deleteGroup(args: { groupUuid: string }, ctx: ToolContext) {
+  deleteGroup(args: GroupRefDto, ctx: ToolContext) {
     return this.groups.delete(ctx.actor, args);
   }
 
@@ -133,13 +122,9 @@ export class ProjectTools {
     title: 'Move project to group',
     hint: 'WI',
     description: 'Moves a project into a group, or out of every group with null. View the group with svc_get_project_group.',
-    input: z.strictObject({
-      projectUuid: uuid('Project uuid'),
-      // The key is required: an explicit null is the only way to ungroup.
-      groupUuid: uuid().nullable().describe('Target project group uuid, or null to take the project out of every group'),
-    }),
+    input: MoveProjectArgsDto,
   })
-  moveProject(args: { projectUuid: string; groupUuid: string | null }, ctx: ToolContext) {
+  moveProject(args: MoveProjectArgsDto, ctx: ToolContext) {
     return this.projects.update(ctx.actor, { projectUuid: args.projectUuid, groupUuid: args.groupUuid });
   }
 }

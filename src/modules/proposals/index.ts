@@ -1,4 +1,5 @@
-export type { ProposalEntity, ProposalStatus, DocumentDraft, TaskDraft } from './proposal.entity.js';
+export type { ProposalEntity, DocumentDraft, TaskDraft } from './proposal.entity.js';
+export { PROPOSAL_STATUSES, type ProposalStatus } from './domain/proposal-statuses.js';
 export { moveProposalsToProject } from './proposal.steps.js';
 export { ProposalsModule } from './proposals.module.js';
 export { ProposalService } from './proposal.service.js';
@@ -8,4 +9,5 @@ export { PROPOSAL_SECTIONS } from './proposal.records.js';
 export type { ProposalRecord, ProposalSummary, ProposalSection } from './proposal.records.js';
 export type { ValidationIssue, IssueLevel } from './domain/proposal-validation.js';
 export { checkProposalTransition, PROPOSAL_TRANSITIONS, type ProposalTrigger } from './domain/proposal-state.js';
-export type * from './proposal.inputs.js';
+export type * from './dto/proposal.dto.js';
+export type * from './dto/proposal-draft.dto.js';

@@ -8,7 +8,7 @@ import { closeTasksOfRevokedProposal } from '../tasks/index.js';
 import { checkProposalTransition } from './domain/proposal-state.js';
 import type { ProposalStatus } from './proposal.entity.js';
 import { lockProposal, mayReview } from './proposal.guards.js';
-import type { ReviewInput } from './proposal.inputs.js';
+import type { OptionalReviewArgsDto as ReviewInput } from './dto/proposal.dto.js';
 import { loadProposalRecord, type ProposalRecord } from './proposal.records.js';
 
 export interface RevocationResult {

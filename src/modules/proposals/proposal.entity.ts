@@ -1,9 +1,14 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { ActorType } from '../../shared/auth/actor.js';
+import type { AuthoredDocumentType } from '../documents/index.js';
+import type { Priority } from '../tasks/index.js';
 
-export type ProposalStatus = 'draft' | 'pending' | 'approved' | 'closed';
-export type DocumentDraftType = 'prd' | 'tech_design' | 'adr' | 'spec' | 'guide';
-export type Priority = 'low' | 'medium' | 'high';
+import type { ProposalStatus } from './domain/proposal-statuses.js';
+
+export type { ProposalStatus } from './domain/proposal-statuses.js';
+/** A document draft becomes an authored document on approval. */
+export type DocumentDraftType = AuthoredDocumentType;
+export type { Priority };
 
 export interface DocumentDraft {
   uuid: string;

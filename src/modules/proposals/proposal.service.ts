@@ -7,7 +7,6 @@ import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { AppError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
-import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { deleteTargetCollaboration, insertReferences, validateReference } from '../collaboration/index.js';
 import { unlinkDocumentsFromProposal } from '../documents/index.js';
 import { ownedAgentUuids } from '../identity/index.js';
@@ -16,15 +15,13 @@ import { unlinkTasksFromProposal } from '../tasks/index.js';
 import * as drafts from './domain/proposal-drafts.js';
 import { checkProposalTransition, type ProposalTrigger } from './domain/proposal-state.js';
 import { validateProposal, type ValidationIssue } from './domain/proposal-validation.js';
-import { longText, oneOf, reviewNote, titleText } from '../../shared/validation/text-rules.js';
+import { reviewNote, titleText } from '../../shared/validation/text-rules.js';
 import { feedWarnings, findInputs, inputDocuments, inputIdeas, lockProposal, mayReview } from './proposal.guards.js';
-import type * as inputs from './proposal.inputs.js';
 import { ProposalEntity, type ProposalStatus } from './proposal.entity.js';
-import { PROPOSAL_SECTIONS, loadProposalRecord, loadProposalSummaries, type ProposalRecord, type ProposalSection, type ProposalSummary } from './proposal.records.js';
+import { loadProposalRecord, loadProposalSummaries, type ProposalRecord, type ProposalSummary } from './proposal.records.js';
+import type { DocumentDraftArgsDto, DraftArgsDto, TaskDraftArgsDto, UpdateDocumentDraftArgsDto, UpdateTaskDraftArgsDto } from './dto/proposal-draft.dto.js';
+import type { CreateProposalArgsDto, EditProposalDto, GetProposalArgsDto, ListProposalsArgsDto, ProposalRefDto, RequiredReviewArgsDto } from './dto/proposal.dto.js';
 
-const STATUSES: readonly ProposalStatus[] = ['draft', 'pending', 'approved', 'closed'];
-const MAX_INPUTS = 20;
-const MAX_REFERENCES_ON_CREATE = 10;
 
 type DraftChange = Pick<ProposalEntity, 'documentDrafts'> | Pick<ProposalEntity, 'taskDrafts'>;
 
@@ -39,9 +36,9 @@ export class ProposalService {
     private readonly runner: TransactionRunner,
   ) {}
 
-  async list(actor: Actor, input: inputs.ListProposalsInput): Promise<{ proposals: ProposalSummary[] } & PageResult> {
+  async list(actor: Actor, input: ListProposalsArgsDto): Promise<{ proposals: ProposalSummary[] } & PageResult> {
     const page = paging(input);
-    const status = input.status === undefined ? undefined : oneOf(input.status, STATUSES, 'status');
+    const { status } = input;
     await findProject(this.db.manager, input.projectUuid, actor.companyUuid);
     const [rows, total] = await this.db.manager.findAndCount(ProposalEntity, {
       where: { companyUuid: actor.companyUuid, projectUuid: input.projectUuid, ...(status ? { status } : {}) },
@@ -52,28 +49,22 @@ export class ProposalService {
     return { proposals: await loadProposalSummaries(this.db.manager, rows), page: page.page, pageSize: page.pageSize, total };
   }
 
-  async get(actor: Actor, input: inputs.GetProposalInput): Promise<ProposalRecord> {
-    const section = oneOf<ProposalSection>(input.section ?? 'basic', PROPOSAL_SECTIONS, 'section');
+  async get(actor: Actor, input: GetProposalArgsDto): Promise<ProposalRecord> {
+    const section = input.section ?? 'basic';
     const p = await findInCompany(this.db.manager, ProposalEntity, input.proposalUuid, actor.companyUuid, 'Proposal');
     return loadProposalRecord(this.db.manager, p, section);
   }
 
   /** svc_pm_create_proposal: an empty draft over 1–20 inputs of one project. */
-  async create(actor: Actor, input: inputs.CreateProposalInput): Promise<ProposalRecord & { warnings?: string[] }> {
+  async create(actor: Actor, input: CreateProposalArgsDto): Promise<ProposalRecord & { warnings?: string[] }> {
     const title = titleText(input.title);
-    const description = longText(input.description ?? '', 'description');
-    const inputType = oneOf(input.inputType, ['idea', 'document'] as const, 'inputType');
-    const given: unknown = input.inputUuids;
-    if (!Array.isArray(given) || given.length < 1 || given.length > MAX_INPUTS || given.some((u) => !isUuid(u))) {
-      throw new ValidationError(`A proposal needs 1-${MAX_INPUTS} input uuids`, [{ field: 'inputUuids', message: `must hold 1-${MAX_INPUTS} uuids` }]);
-    }
-    const inputUuids = (given as string[]).map((u) => u.toLowerCase());
+    const description = input.description ?? '';
+    const { inputType } = input;
+    const inputUuids = input.inputUuids.map((u) => u.toLowerCase());
     if (new Set(inputUuids).size !== inputUuids.length) {
       throw new ValidationError('Input uuids must be distinct', [{ field: 'inputUuids', message: 'must be distinct' }]);
     }
-    const refs = input.references ?? [];
-    if (refs.length > MAX_REFERENCES_ON_CREATE) throw new ValidationError(`At most ${MAX_REFERENCES_ON_CREATE} references can be given`);
-    const references = refs.map(validateReference);
+    const references = (input.references ?? []).map(validateReference);
 
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
@@ -122,10 +113,10 @@ export class ProposalService {
   }
 
   /** REST edit of title/description while the proposal is a draft. */
-  async edit(actor: Actor, input: inputs.EditProposalInput): Promise<ProposalRecord> {
+  async edit(actor: Actor, input: EditProposalDto & ProposalRefDto): Promise<ProposalRecord> {
     if (input.title === undefined && input.description === undefined) throw new ValidationError('Nothing to update');
     const title = input.title === undefined ? undefined : titleText(input.title);
-    const description = input.description === undefined ? undefined : longText(input.description, 'description');
+    const { description } = input;
     return this.runner.run(actor, async (tx) => {
       const p = await lockProposal(tx.manager, actor, input.proposalUuid);
       checkProposalTransition(p.status, 'edit');
@@ -140,7 +131,7 @@ export class ProposalService {
   }
 
   /** REST delete of a draft or closed proposal: its comments and references go, its documents and tasks stay unlinked. */
-  async delete(actor: Actor, input: inputs.ProposalRef): Promise<{ uuid: string; deleted: true }> {
+  async delete(actor: Actor, input: ProposalRefDto): Promise<{ uuid: string; deleted: true }> {
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
       const p = await lockProposal(em, actor, input.proposalUuid);
@@ -158,7 +149,7 @@ export class ProposalService {
     });
   }
 
-  async addDocumentDraft(actor: Actor, input: inputs.AddDocumentDraftInput): Promise<ProposalRecord & { draftUuid: string }> {
+  async addDocumentDraft(actor: Actor, input: DocumentDraftArgsDto): Promise<ProposalRecord & { draftUuid: string }> {
     const fields = drafts.parseDocumentDraft(input);
     return this.editDrafts(actor, input.proposalUuid, 'add_document_draft', (p) => {
       const r = drafts.addDocumentDraft(p.documentDrafts, fields);
@@ -166,7 +157,7 @@ export class ProposalService {
     }) as Promise<ProposalRecord & { draftUuid: string }>;
   }
 
-  async updateDocumentDraft(actor: Actor, input: inputs.UpdateDocumentDraftInput): Promise<ProposalRecord> {
+  async updateDocumentDraft(actor: Actor, input: UpdateDocumentDraftArgsDto): Promise<ProposalRecord> {
     const patch = drafts.parseDocumentDraftPatch(input);
     return this.editDrafts(actor, input.proposalUuid, 'update_document_draft', (p) => ({
       change: { documentDrafts: drafts.updateDocumentDraft(p.documentDrafts, input.draftUuid, patch) },
@@ -174,14 +165,14 @@ export class ProposalService {
     }));
   }
 
-  async removeDocumentDraft(actor: Actor, input: inputs.RemoveDraftInput): Promise<ProposalRecord> {
+  async removeDocumentDraft(actor: Actor, input: DraftArgsDto): Promise<ProposalRecord> {
     return this.editDrafts(actor, input.proposalUuid, 'remove_document_draft', (p) => ({
       change: { documentDrafts: drafts.removeDocumentDraft(p.documentDrafts, input.draftUuid) },
       value: { documentDraftRemoved: input.draftUuid },
     }));
   }
 
-  async addTaskDraft(actor: Actor, input: inputs.AddTaskDraftInput): Promise<ProposalRecord & { draftUuid: string }> {
+  async addTaskDraft(actor: Actor, input: TaskDraftArgsDto): Promise<ProposalRecord & { draftUuid: string }> {
     const fields = drafts.parseTaskDraft(input);
     return this.editDrafts(actor, input.proposalUuid, 'add_task_draft', (p) => {
       const r = drafts.addTaskDraft(p.taskDrafts, fields);
@@ -189,7 +180,7 @@ export class ProposalService {
     }) as Promise<ProposalRecord & { draftUuid: string }>;
   }
 
-  async updateTaskDraft(actor: Actor, input: inputs.UpdateTaskDraftInput): Promise<ProposalRecord> {
+  async updateTaskDraft(actor: Actor, input: UpdateTaskDraftArgsDto): Promise<ProposalRecord> {
     const patch = drafts.parseTaskDraftPatch(input);
     return this.editDrafts(actor, input.proposalUuid, 'update_task_draft', (p) => ({
       change: { taskDrafts: drafts.updateTaskDraft(p.taskDrafts, input.draftUuid, patch) },
@@ -197,7 +188,7 @@ export class ProposalService {
     }));
   }
 
-  async removeTaskDraft(actor: Actor, input: inputs.RemoveDraftInput): Promise<ProposalRecord> {
+  async removeTaskDraft(actor: Actor, input: DraftArgsDto): Promise<ProposalRecord> {
     return this.editDrafts(actor, input.proposalUuid, 'remove_task_draft', (p) => ({
       change: { taskDrafts: drafts.removeTaskDraft(p.taskDrafts, input.draftUuid) },
       value: { taskDraftRemoved: input.draftUuid },
@@ -205,13 +196,13 @@ export class ProposalService {
   }
 
   /** svc_pm_validate_proposal: the §5.2 checks, read-only, in any status. */
-  async validate(actor: Actor, input: inputs.ProposalRef): Promise<{ valid: boolean; issues: ValidationIssue[] }> {
+  async validate(actor: Actor, input: ProposalRefDto): Promise<{ valid: boolean; issues: ValidationIssue[] }> {
     const p = await findInCompany(this.db.manager, ProposalEntity, input.proposalUuid, actor.companyUuid, 'Proposal');
     return validateProposal(p, await findInputs(this.db.manager, p));
   }
 
   /** draft → pending when no error-level issue exists. */
-  async submit(actor: Actor, input: inputs.ProposalRef): Promise<ProposalRecord> {
+  async submit(actor: Actor, input: ProposalRefDto): Promise<ProposalRecord> {
     return this.runner.run(actor, async (tx) => {
       const p = await lockProposal(tx.manager, actor, input.proposalUuid);
       const to = checkProposalTransition(p.status, 'submit') as ProposalStatus;
@@ -225,13 +216,13 @@ export class ProposalService {
   }
 
   /** pending → draft with a note, by the creator (identity rule) or a holder of proposal:admin. */
-  async reject(actor: Actor, input: inputs.ReviewInput): Promise<ProposalRecord> {
+  async reject(actor: Actor, input: RequiredReviewArgsDto): Promise<ProposalRecord> {
     const note = reviewNote(input.reviewNote, true);
     return this.review(actor, input.proposalUuid, 'reject', note, "Only the proposal's creator or a holder of proposal:admin can reject it");
   }
 
   /** pending → closed for good, with a note (the proposal:admin gate is the tool's). */
-  async close(actor: Actor, input: inputs.ReviewInput): Promise<ProposalRecord> {
+  async close(actor: Actor, input: RequiredReviewArgsDto): Promise<ProposalRecord> {
     const note = reviewNote(input.reviewNote, true);
     return this.review(actor, input.proposalUuid, 'close', note, null);
   }

@@ -1,76 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import { z } from 'zod';
-import { Tool, criteriaItems, documentDraftType, longText, paging, priority, references, storyPoints, title, uuid, type ToolContext } from '../tools/index.js';
+import { Tool, type ToolContext } from '../tools/index.js';
+import {
+  DocumentDraftArgsDto,
+  DraftArgsDto,
+  TaskDraftArgsDto,
+  UpdateDocumentDraftArgsDto,
+  UpdateTaskDraftArgsDto,
+} from './dto/proposal-draft.dto.js';
+import {
+  CreateProposalArgsDto,
+  GetProposalArgsDto,
+  ListProposalsArgsDto,
+  OptionalReviewArgsDto,
+  ProposalRefDto,
+  RequiredReviewArgsDto,
+} from './dto/proposal.dto.js';
 import { ProposalApprovalService } from './proposal-approval.service.js';
 import { ProposalRevocationService } from './proposal-revocation.service.js';
 import { ProposalService } from './proposal.service.js';
 
 /** MCP tools of tools.md §5.1 (proposal reads), §5.6 (proposal:write) and §5.8 (proposal:admin). */
-const proposalUuid = uuid('The proposal');
-const draftUuid = uuid('The draft, as returned by the add tool or listed in the draft index');
-const ref = z.strictObject({ proposalUuid });
-const draftRef = z.strictObject({ proposalUuid, draftUuid });
-const note = (required: boolean) =>
-  required
-    ? z.string().min(1).max(2000).describe('Review note, 1-2000 characters')
-    : z.string().max(2000).optional().describe('Review note, at most 2000 characters');
-
-const list = z.strictObject({
-  projectUuid: uuid('The project'),
-  status: z.enum(['draft', 'pending', 'approved', 'closed']).optional().describe('Only proposals in this status'),
-  ...paging,
-});
-const get = z.strictObject({
-  proposalUuid,
-  section: z
-    .enum(['basic', 'documents', 'tasks', 'full'])
-    .optional()
-    .describe('basic (default): draft indexes; documents: full document drafts; tasks: full task drafts; full: both'),
-});
-const create = z.strictObject({
-  projectUuid: uuid('The project the proposal belongs to'),
-  title: title('Proposal title, 1-200 characters'),
-  description: longText('Why and what, at most 100000 characters').optional(),
-  inputType: z.enum(['idea', 'document']).describe('What the inputs are: resolved deliverable ideas assigned to you, or documents'),
-  inputUuids: z.array(uuid()).min(1).max(20).describe('1-20 distinct ideas or documents of the same project'),
-  references,
-});
-const addDocumentDraft = z.strictObject({
-  proposalUuid,
-  type: documentDraftType.describe('Document type'),
-  title: title('Document title, 1-200 characters'),
-  content: longText('Markdown content, at most 100000 characters; submission needs at least 100'),
-});
-const updateDocumentDraft = z.strictObject({
-  proposalUuid,
-  draftUuid,
-  type: documentDraftType.optional().describe('New document type'),
-  title: title('New title, 1-200 characters').optional(),
-  content: longText('New markdown content, at most 100000 characters').optional(),
-});
-const dependsOnDraftUuids = z.array(uuid()).max(100).describe('Task drafts of this proposal that must be finished first');
-const addTaskDraft = z.strictObject({
-  proposalUuid,
-  title: title('Task title, 1-200 characters'),
-  description: longText('Task description, at most 100000 characters').optional(),
-  priority: priority.optional().describe('Priority (default medium)'),
-  storyPoints: storyPoints.optional().describe('Estimate, 0-1000'),
-  acceptanceCriteriaItems: criteriaItems,
-  dependsOnDraftUuids: dependsOnDraftUuids.optional(),
-});
-const updateTaskDraft = z.strictObject({
-  proposalUuid,
-  draftUuid,
-  title: title('New title, 1-200 characters').optional(),
-  description: longText('New description, at most 100000 characters').optional(),
-  priority: priority.optional().describe('New priority'),
-  storyPoints: storyPoints.nullable().optional().describe('New estimate, 0-1000, or null to clear it'),
-  acceptanceCriteriaItems: criteriaItems.optional(),
-  dependsOnDraftUuids: dependsOnDraftUuids.optional().describe('Replaces the dependencies; sibling task drafts only, no self, no cycle'),
-});
-const reviewRequired = z.strictObject({ proposalUuid, reviewNote: note(true) });
-const reviewOptional = z.strictObject({ proposalUuid, reviewNote: note(false) });
-
 @Injectable()
 export class ProposalTools {
   constructor(
@@ -84,9 +33,9 @@ export class ProposalTools {
     title: 'List proposals',
     hint: 'R',
     description: "Lists a project's proposals, optionally by status. Open one with svc_get_proposal.",
-    input: list,
+    input: ListProposalsArgsDto,
   })
-  getProposals(args: z.infer<typeof list>, ctx: ToolContext) {
+  getProposals(args: ListProposalsArgsDto, ctx: ToolContext) {
     return this.proposals.list(ctx.actor, args);
   }
 
@@ -96,9 +45,9 @@ export class ProposalTools {
     hint: 'R',
     description:
       'Returns one proposal; section chooses draft indexes (basic), documents, tasks or full. Check it with svc_pm_validate_proposal before svc_pm_submit_proposal.',
-    input: get,
+    input: GetProposalArgsDto,
   })
-  getProposal(args: z.infer<typeof get>, ctx: ToolContext) {
+  getProposal(args: GetProposalArgsDto, ctx: ToolContext) {
     return this.proposals.get(ctx.actor, args);
   }
 
@@ -109,9 +58,9 @@ export class ProposalTools {
     hint: 'W',
     description:
       'Creates an empty proposal from resolved deliverable ideas or documents (-> draft). Fill it with svc_pm_add_document_draft and svc_pm_add_task_draft.',
-    input: create,
+    input: CreateProposalArgsDto,
   })
-  createProposal(args: z.infer<typeof create>, ctx: ToolContext) {
+  createProposal(args: CreateProposalArgsDto, ctx: ToolContext) {
     return this.proposals.create(ctx.actor, args);
   }
 
@@ -121,9 +70,9 @@ export class ProposalTools {
     title: 'Validate proposal',
     hint: 'R',
     description: 'Checks a proposal against the submission rules and lists errors, warnings and infos. Fix the errors, then call svc_pm_submit_proposal.',
-    input: ref,
+    input: ProposalRefDto,
   })
-  validateProposal(args: z.infer<typeof ref>, ctx: ToolContext) {
+  validateProposal(args: ProposalRefDto, ctx: ToolContext) {
     return this.proposals.validate(ctx.actor, args);
   }
 
@@ -133,9 +82,9 @@ export class ProposalTools {
     title: 'Submit proposal',
     hint: 'W',
     description: 'Submits a valid draft proposal for review (draft -> pending). An admin then calls svc_admin_approve_proposal.',
-    input: ref,
+    input: ProposalRefDto,
   })
-  submitProposal(args: z.infer<typeof ref>, ctx: ToolContext) {
+  submitProposal(args: ProposalRefDto, ctx: ToolContext) {
     return this.proposals.submit(ctx.actor, args);
   }
 
@@ -145,9 +94,9 @@ export class ProposalTools {
     title: 'Add document draft',
     hint: 'W',
     description: 'Adds a document draft to a draft proposal. Add task drafts with svc_pm_add_task_draft.',
-    input: addDocumentDraft,
+    input: DocumentDraftArgsDto,
   })
-  addDocumentDraft(args: z.infer<typeof addDocumentDraft>, ctx: ToolContext) {
+  addDocumentDraft(args: DocumentDraftArgsDto, ctx: ToolContext) {
     return this.proposals.addDocumentDraft(ctx.actor, args);
   }
 
@@ -157,9 +106,9 @@ export class ProposalTools {
     title: 'Add task draft',
     hint: 'W',
     description: 'Adds a task draft with at least one acceptance criterion to a draft proposal. Check the proposal with svc_pm_validate_proposal.',
-    input: addTaskDraft,
+    input: TaskDraftArgsDto,
   })
-  addTaskDraft(args: z.infer<typeof addTaskDraft>, ctx: ToolContext) {
+  addTaskDraft(args: TaskDraftArgsDto, ctx: ToolContext) {
     return this.proposals.addTaskDraft(ctx.actor, args);
   }
 
@@ -169,9 +118,9 @@ export class ProposalTools {
     title: 'Update document draft',
     hint: 'WI',
     description: 'Changes a document draft of a draft proposal. Check the proposal with svc_pm_validate_proposal.',
-    input: updateDocumentDraft,
+    input: UpdateDocumentDraftArgsDto,
   })
-  updateDocumentDraft(args: z.infer<typeof updateDocumentDraft>, ctx: ToolContext) {
+  updateDocumentDraft(args: UpdateDocumentDraftArgsDto, ctx: ToolContext) {
     return this.proposals.updateDocumentDraft(ctx.actor, args);
   }
 
@@ -182,9 +131,9 @@ export class ProposalTools {
     hint: 'WI',
     description:
       "Changes a task draft of a draft proposal; a given criteria or dependency list replaces the old one. Check the proposal with svc_pm_validate_proposal.",
-    input: updateTaskDraft,
+    input: UpdateTaskDraftArgsDto,
   })
-  updateTaskDraft(args: z.infer<typeof updateTaskDraft>, ctx: ToolContext) {
+  updateTaskDraft(args: UpdateTaskDraftArgsDto, ctx: ToolContext) {
     return this.proposals.updateTaskDraft(ctx.actor, args);
   }
 
@@ -194,9 +143,9 @@ export class ProposalTools {
     title: 'Remove document draft',
     hint: 'D',
     description: 'Removes a document draft from a draft proposal. Check the proposal with svc_pm_validate_proposal.',
-    input: draftRef,
+    input: DraftArgsDto,
   })
-  removeDocumentDraft(args: z.infer<typeof draftRef>, ctx: ToolContext) {
+  removeDocumentDraft(args: DraftArgsDto, ctx: ToolContext) {
     return this.proposals.removeDocumentDraft(ctx.actor, args);
   }
 
@@ -206,9 +155,9 @@ export class ProposalTools {
     title: 'Remove task draft',
     hint: 'D',
     description: "Removes a task draft from a draft proposal and from its siblings' dependencies. Check the proposal with svc_pm_validate_proposal.",
-    input: draftRef,
+    input: DraftArgsDto,
   })
-  removeTaskDraft(args: z.infer<typeof draftRef>, ctx: ToolContext) {
+  removeTaskDraft(args: DraftArgsDto, ctx: ToolContext) {
     return this.proposals.removeTaskDraft(ctx.actor, args);
   }
 
@@ -218,9 +167,9 @@ export class ProposalTools {
     title: 'Reject proposal',
     hint: 'W',
     description: 'Sends your pending proposal back with a note (pending -> draft). Edit it and call svc_pm_submit_proposal again.',
-    input: reviewRequired,
+    input: RequiredReviewArgsDto,
   })
-  rejectProposal(args: z.infer<typeof reviewRequired>, ctx: ToolContext) {
+  rejectProposal(args: RequiredReviewArgsDto, ctx: ToolContext) {
     return this.proposals.reject(ctx.actor, args);
   }
 
@@ -231,9 +180,9 @@ export class ProposalTools {
     hint: 'D',
     description:
       'Withdraws your approved proposal, closing its tasks and deleting its documents (approved -> draft). Edit it and call svc_pm_submit_proposal again.',
-    input: reviewOptional,
+    input: OptionalReviewArgsDto,
   })
-  revokeProposal(args: z.infer<typeof reviewOptional>, ctx: ToolContext) {
+  revokeProposal(args: OptionalReviewArgsDto, ctx: ToolContext) {
     return this.revocation.revoke(ctx.actor, args);
   }
 
@@ -244,9 +193,9 @@ export class ProposalTools {
     hint: 'W',
     description:
       'Approves a pending proposal and creates its documents and open tasks (pending -> approved). Agents then take the tasks with svc_claim_task.',
-    input: reviewOptional,
+    input: OptionalReviewArgsDto,
   })
-  approveProposal(args: z.infer<typeof reviewOptional>, ctx: ToolContext) {
+  approveProposal(args: OptionalReviewArgsDto, ctx: ToolContext) {
     return this.approval.approve(ctx.actor, args);
   }
 
@@ -256,9 +205,9 @@ export class ProposalTools {
     title: 'Close proposal',
     hint: 'D',
     description: 'Closes a pending proposal for good with a note (pending -> closed). List the remaining ones with svc_get_proposals.',
-    input: reviewRequired,
+    input: RequiredReviewArgsDto,
   })
-  closeProposal(args: z.infer<typeof reviewRequired>, ctx: ToolContext) {
+  closeProposal(args: RequiredReviewArgsDto, ctx: ToolContext) {
     return this.proposals.close(ctx.actor, args);
   }
 }

@@ -1,5 +1,8 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
+export const SESSION_STATUSES = ['active', 'closed'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
 @Entity('agent_session')
 export class AgentSessionEntity {
   @PrimaryColumn('uuid') uuid: string;
@@ -7,7 +10,7 @@ export class AgentSessionEntity {
   @Column('uuid') agentUuid: string;
   @Column('text') name: string;
   @Column('text', { default: '' }) description: string;
-  @Column('text', { default: 'active' }) status: 'active' | 'closed';
+  @Column('text', { default: 'active' }) status: SessionStatus;
   @Column('timestamptz') lastActiveAt: Date;
   @Column('timestamptz', { nullable: true }) closedAt: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;

@@ -25,12 +25,6 @@ export interface CheckinResult {
   task: TaskSummary;
 }
 
-function sessionStatus(status: unknown): SessionStatus | null {
-  if (status == null) return null;
-  if (status !== 'active' && status !== 'closed') throw new ValidationError(`Invalid status: ${String(status)}`);
-  return status;
-}
-
 /**
  * Agent sessions (domain.md §7, tools.md §5.3): named workers of an agent that check in to tasks. A check-in of
  * an open task claims it through TaskService's claim path. Lock order is task before session everywhere (see
@@ -44,12 +38,11 @@ export class SessionService {
     private readonly tasks: TaskService,
   ) {}
 
-  async create(actor: Actor, input: { name: string; description?: string | null }): Promise<SessionRecord> {
+  async create(actor: Actor, input: { name: string; description?: string }): Promise<SessionRecord> {
     if (actor.type !== 'agent') throw new ForbiddenError('Only agents have sessions');
-    const name = typeof input.name === 'string' ? input.name.trim() : '';
+    const name = input.name.trim();
     if (name.length < 1 || name.length > 200) throw new ValidationError('Name must be 1-200 characters');
     const description = input.description ?? '';
-    if (typeof description !== 'string' || description.length > 100_000) throw new ValidationError('Description must be at most 100000 characters');
     const uuid = randomUUID();
     await this.db.manager.insert(AgentSessionEntity, {
       uuid,
@@ -170,7 +163,7 @@ export class SessionService {
 
   private async page(where: FindOptionsWhere<AgentSessionEntity>, input: { status?: SessionStatus | null; page?: number; pageSize?: number }): Promise<SessionList> {
     const p = paging(input);
-    const status = sessionStatus(input.status);
+    const status = input.status ?? null;
     const [rows, total] = await this.db.manager.findAndCount(AgentSessionEntity, {
       where: { ...where, ...(status ? { status } : {}) },
       order: { createdAt: 'DESC', uuid: 'ASC' },

@@ -1,22 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { z } from 'zod';
-import { paging, title, Tool, uuid, type ToolContext } from '../tools/index.js';
+import { Tool, type ToolContext } from '../tools/index.js';
+import { CreateSessionDto, ListSessionsArgsDto, SessionRefDto, SessionTaskDto } from './dto/session.dto.js';
 import { SessionService } from './session.service.js';
-
-/** Inputs of tools.md §5.3; every tool naming a session acts only on the caller's own. */
-const sessionRef = z.strictObject({ sessionUuid: uuid('One of your sessions') });
-const sessionTask = z.strictObject({
-  sessionUuid: uuid('One of your active sessions'),
-  taskUuid: uuid('The task'),
-});
-const create = z.strictObject({
-  name: title('Session name, 1-200 characters'),
-  description: z.string().max(100_000).optional().describe('What this worker does, at most 100000 characters'),
-});
-const list = z.strictObject({
-  status: z.enum(['active', 'closed']).optional().describe('Only sessions in this status'),
-  ...paging,
-});
 
 /** The session tools: public (no gate), always listed. */
 @Injectable()
@@ -28,9 +13,9 @@ export class SessionTools {
     title: 'Create session',
     hint: 'W',
     description: 'Creates an active worker session for your agent (-> active). Attach it to a task with svc_session_checkin_task.',
-    input: create,
+    input: CreateSessionDto,
   })
-  createSession(args: z.infer<typeof create>, ctx: ToolContext) {
+  createSession(args: CreateSessionDto, ctx: ToolContext) {
     return this.sessions.create(ctx.actor, args);
   }
 
@@ -39,9 +24,9 @@ export class SessionTools {
     title: 'Check in to task',
     hint: 'W',
     description: 'Checks a session in to a task and claims the task if it is open (open -> assigned). Check out with svc_session_checkout_task.',
-    input: sessionTask,
+    input: SessionTaskDto,
   })
-  checkinTask(args: z.infer<typeof sessionTask>, ctx: ToolContext) {
+  checkinTask(args: SessionTaskDto, ctx: ToolContext) {
     return this.sessions.checkinTask(ctx.actor, args);
   }
 
@@ -50,9 +35,9 @@ export class SessionTools {
     title: 'Check out of task',
     hint: 'WI',
     description: "Checks a session out of a task without changing the task's status. Close the session with svc_close_session when finished.",
-    input: sessionTask,
+    input: SessionTaskDto,
   })
-  checkoutTask(args: z.infer<typeof sessionTask>, ctx: ToolContext) {
+  checkoutTask(args: SessionTaskDto, ctx: ToolContext) {
     return this.sessions.checkoutTask(ctx.actor, args);
   }
 
@@ -61,9 +46,9 @@ export class SessionTools {
     title: 'Session heartbeat',
     hint: 'WI',
     description: 'Records that a session is still working. Repeat it periodically until svc_close_session.',
-    input: sessionRef,
+    input: SessionRefDto,
   })
-  heartbeat(args: z.infer<typeof sessionRef>, ctx: ToolContext) {
+  heartbeat(args: SessionRefDto, ctx: ToolContext) {
     return this.sessions.heartbeat(ctx.actor, args);
   }
 
@@ -72,9 +57,9 @@ export class SessionTools {
     title: 'Close session',
     hint: 'WI',
     description: 'Closes a session and checks it out of every task (active -> closed). Reopen it with svc_reopen_session.',
-    input: sessionRef,
+    input: SessionRefDto,
   })
-  closeSession(args: z.infer<typeof sessionRef>, ctx: ToolContext) {
+  closeSession(args: SessionRefDto, ctx: ToolContext) {
     return this.sessions.close(ctx.actor, args);
   }
 
@@ -83,9 +68,9 @@ export class SessionTools {
     title: 'Reopen session',
     hint: 'W',
     description: 'Reopens a closed session (closed -> active). Check in again with svc_session_checkin_task.',
-    input: sessionRef,
+    input: SessionRefDto,
   })
-  reopenSession(args: z.infer<typeof sessionRef>, ctx: ToolContext) {
+  reopenSession(args: SessionRefDto, ctx: ToolContext) {
     return this.sessions.reopen(ctx.actor, args);
   }
 
@@ -94,9 +79,9 @@ export class SessionTools {
     title: 'List sessions',
     hint: 'R',
     description: "Lists your agent's sessions, optionally by status. Open one with svc_get_session.",
-    input: list,
+    input: ListSessionsArgsDto,
   })
-  listSessions(args: z.infer<typeof list>, ctx: ToolContext) {
+  listSessions(args: ListSessionsArgsDto, ctx: ToolContext) {
     return this.sessions.list(ctx.actor, args);
   }
 
@@ -105,9 +90,9 @@ export class SessionTools {
     title: 'Get session',
     hint: 'R',
     description: 'Returns one of your sessions with its open check-ins. Keep it active with svc_session_heartbeat.',
-    input: sessionRef,
+    input: SessionRefDto,
   })
-  getSession(args: z.infer<typeof sessionRef>, ctx: ToolContext) {
+  getSession(args: SessionRefDto, ctx: ToolContext) {
     return this.sessions.get(ctx.actor, args);
   }
 }

@@ -18,3 +18,5 @@ export {
   type TaskDraftSource,
   type TaskOrigin,
 } from './task.steps.js';
+export { CallSessionDto } from './dto/task.dto.js';
+export * from './domain/task-fields.js';

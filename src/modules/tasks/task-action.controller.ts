@@ -4,7 +4,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
 import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
-import { AssignTaskDto, CloseTaskDto, MarkCriteriaDto, ReopenTaskDto, SelfCheckDto, SubmitTaskDto, WorkReportDto } from './dto/task.dto.js';
+import { AssignTaskDto, CloseTaskDto, MarkCriteriaDto, ReopenTaskDto, SelfCheckDto, SubmitTaskDto, WorkReportDto } from './dto/task-action.dto.js';
 import { TaskService } from './task.service.js';
 
 const TASK = new UuidParamPipe('Task');

@@ -2,32 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { insertReferences, validateReference, type ReferenceInput, type ValidReference } from '../collaboration/index.js';
-import { normalizeCriteria, type CriterionInput, type NormalizedCriterion } from './domain/criteria.js';
+import { insertReferences, validateReference, type ValidReference } from '../collaboration/index.js';
+import { normalizeCriteria, type NormalizedCriterion } from './domain/criteria.js';
 import { addDependency, DependencyGraph } from './domain/dependency-rules.js';
+import { cleanTitle, distinctUuids } from './domain/task-fields.js';
+import type { CreateTasksArgsDto, NewTaskDto } from './dto/task.dto.js';
 import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, type Priority } from './task.entity.js';
-import { cleanDescription, cleanPriority, cleanStoryPoints, cleanTitle, uuidList } from './task-input.js';
 import { loadPrerequisites } from './task-dependencies.js';
 import { requireProject } from './task-scope.js';
 
-export interface NewTaskInput {
-  title: string;
-  description?: string | null;
-  priority?: Priority | null;
-  storyPoints?: number | null;
-  acceptanceCriteriaItems: CriterionInput[];
-  /** Batch-local id other items of the same call can depend on. */
-  draftUuid?: string | null;
-  dependsOnDraftUuids?: string[] | null;
-  dependsOnTaskUuids?: string[] | null;
-  references?: ReferenceInput[] | null;
-}
-
-export interface CreateTasksInput {
-  projectUuid: string;
-  proposalUuid?: string | null;
-  tasks: NewTaskInput[];
-}
+/** The arguments of svc_create_tasks (its REST body plus the project of the path), checked by the DTO. */
+export type NewTaskInput = NewTaskDto;
+export type CreateTasksInput = CreateTasksArgsDto;
 
 interface PreparedTask {
   uuid: string;
@@ -42,31 +28,22 @@ interface PreparedTask {
   references: ValidReference[];
 }
 
-/** Argument rules of svc_create_tasks, checked for every item before anything is read or written. */
-export function prepareTasks(items: unknown): PreparedTask[] {
-  if (!Array.isArray(items) || items.length < 1 || items.length > 50) throw new ValidationError('Between 1 and 50 tasks are required');
-  const prepared = (items as NewTaskInput[]).map((raw): PreparedTask => {
-    const title = cleanTitle(raw?.title);
+/** Rules of svc_create_tasks beyond the arguments' shape, checked for every item before anything is read or written. */
+export function prepareTasks(items: readonly NewTaskInput[]): PreparedTask[] {
+  const prepared = items.map((raw): PreparedTask => {
+    const title = cleanTitle(raw.title);
     const prefix = `Task "${title}": `;
-    const draftUuid = raw.draftUuid ?? null;
-    if (draftUuid !== null && (typeof draftUuid !== 'string' || draftUuid.length < 1 || draftUuid.length > 64)) {
-      throw new ValidationError(`${prefix}draftUuid must be 1-64 characters`);
-    }
-    const references = raw.references ?? [];
-    if (!Array.isArray(references) || references.length > 10) throw new ValidationError(`${prefix}At most 10 references are allowed`);
-    const drafts = raw.dependsOnDraftUuids ?? [];
-    if (!Array.isArray(drafts) || drafts.some((d) => typeof d !== 'string')) throw new ValidationError(`${prefix}dependsOnDraftUuids must be a list of strings`);
     return {
       uuid: randomUUID(),
       title,
-      description: cleanDescription(raw.description, prefix),
-      priority: raw.priority == null ? 'medium' : cleanPriority(raw.priority, prefix),
-      storyPoints: raw.storyPoints === undefined ? null : cleanStoryPoints(raw.storyPoints, prefix),
+      description: raw.description ?? '',
+      priority: raw.priority ?? 'medium',
+      storyPoints: raw.storyPoints ?? null,
       criteria: normalizeCriteria(raw.acceptanceCriteriaItems, prefix),
-      draftUuid,
-      dependsOnDrafts: [...new Set(drafts)],
-      dependsOnTasks: uuidList(raw.dependsOnTaskUuids, `${prefix}dependsOnTaskUuids`),
-      references: references.map((r) => validateReference(r)),
+      draftUuid: raw.draftUuid ?? null,
+      dependsOnDrafts: [...new Set(raw.dependsOnDraftUuids ?? [])],
+      dependsOnTasks: distinctUuids(raw.dependsOnTaskUuids),
+      references: (raw.references ?? []).map((r) => validateReference(r)),
     };
   });
   const byDraft = new Map<string, PreparedTask>();

@@ -4,7 +4,7 @@ import type { Tx } from '../../shared/database/transaction-runner.js';
 import { ValidationError } from '../../shared/errors/app-error.js';
 import type { NormalizedCriterion } from './domain/criteria.js';
 import { AcceptanceCriterionEntity, type TaskEntity } from './task.entity.js';
-import type { MarkInput } from './task-input.js';
+import type { MarkInput } from './domain/task-fields.js';
 
 /** Replacing the list deletes every row with its marks and recreates them in input order (domain.md §6.5). */
 export async function replaceCriteria(em: EntityManager, taskUuid: string, criteria: NormalizedCriterion[]): Promise<void> {

@@ -1,9 +1,9 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { ActorType } from '../../shared/auth/actor.js';
+import type { MarkStatus, Priority } from './domain/task-fields.js';
 import type { TaskStatus } from './domain/task-transition.js';
 
-export type Priority = 'low' | 'medium' | 'high';
-export type MarkStatus = 'pending' | 'passed' | 'failed';
+export type { MarkStatus, Priority };
 
 const numeric = { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) };
 

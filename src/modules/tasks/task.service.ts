@@ -8,13 +8,15 @@ import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { deleteTargetCollaboration, writeComment } from '../collaboration/index.js';
 import { requireAssignable } from '../identity/index.js';
 import { deleteTaskCheckins, useSessionForCall } from '../sessions/index.js';
-import { normalizeCriteria, type CriterionInput } from './domain/criteria.js';
+import { normalizeCriteria } from './domain/criteria.js';
 import { isResolved } from './domain/dependency-rules.js';
+import { cleanTitle, distinctUuids, MAX_WORK_REPORT, requiredText, type MarkInput, type MarkStatus, type OperationalStatus } from './domain/task-fields.js';
 import type { TaskStatus } from './domain/task-transition.js';
+import type { MarkCriteriaArgsDto, SelfCheckArgsDto } from './dto/task-action.dto.js';
+import type { UpdateTaskArgsDto } from './dto/task.dto.js';
 import { AcceptanceCriterionEntity, TaskEntity, type Priority } from './task.entity.js';
 import { createTasksWithin, prepareTasks, type CreateTasksInput } from './task-create.js';
 import { editDependencies, lockProjectDependencies } from './task-dependencies.js';
-import { cleanDescription, cleanPriority, cleanStatus, cleanStoryPoints, cleanTitle, markList, optionalText, requiredText, uuidList } from './task-input.js';
 import { HELD_STATUSES, isAssignee, lockTask, moveTask, reloadTask } from './task-lifecycle.js';
 import { TaskReader } from './task.reader.js';
 import type { TaskRecord, TaskRecordWithHints, TaskSummary } from './task.records.js';
@@ -32,28 +34,13 @@ export interface TaskList extends PageResult {
   tasks: TaskSummary[];
 }
 
-export interface UpdateTaskInput {
-  taskUuid: string;
-  status?: 'in_progress' | 'to_verify' | null;
-  sessionUuid?: string | null;
-  title?: string;
-  description?: string;
-  priority?: Priority;
-  storyPoints?: number | null;
-  acceptanceCriteriaItems?: CriterionInput[];
-  addDependsOn?: string[];
-  removeDependsOn?: string[];
-}
+/** The arguments of svc_update_task (its REST body plus the task of the path), checked by the DTO. */
+export type UpdateTaskInput = UpdateTaskArgsDto;
 
-type OperationalStatus = 'in_progress' | 'to_verify';
 const STATUS_FORBIDDEN = "Only the assignee can change this task's status";
 const REPORT_FORBIDDEN = 'Only the assignee can report work on this task';
 
-function operationalStatus(status: unknown): OperationalStatus | null {
-  if (status == null) return null;
-  if (status !== 'in_progress' && status !== 'to_verify') throw new ValidationError(`Invalid status: ${String(status)}; expected in_progress or to_verify`);
-  return status;
-}
+const mark = (uuid: string, status: MarkStatus, evidence: string | undefined): MarkInput => ({ uuid, status, evidence: evidence ?? null });
 
 /**
  * The task aggregate (domain.md §6, tools.md §5): reads, edits, dependencies, acceptance marks and every status
@@ -69,8 +56,8 @@ export class TaskService {
   // ---- reads ----
 
   async list(actor: Actor, input: TaskListInput): Promise<TaskList> {
-    const status = input.status == null ? null : cleanStatus(input.status);
-    const priority = input.priority == null ? null : cleanPriority(input.priority);
+    const status = input.status ?? null;
+    const priority = input.priority ?? null;
     return this.listWhere(actor, input, [
       ...(status ? [{ sql: 't.status = $?', param: status }] : []),
       ...(priority ? [{ sql: 't.priority = $?', param: priority }] : []),
@@ -116,13 +103,11 @@ export class TaskService {
 
   async update(actor: Actor, input: UpdateTaskInput): Promise<TaskRecord> {
     const title = input.title === undefined ? undefined : cleanTitle(input.title);
-    const description = input.description === undefined ? undefined : cleanDescription(input.description);
-    const priority = input.priority === undefined ? undefined : cleanPriority(input.priority);
-    const storyPoints = input.storyPoints === undefined ? undefined : cleanStoryPoints(input.storyPoints);
+    const { description, priority, storyPoints } = input;
     const criteria = input.acceptanceCriteriaItems === undefined ? undefined : normalizeCriteria(input.acceptanceCriteriaItems);
-    const add = uuidList(input.addDependsOn, 'addDependsOn');
-    const remove = uuidList(input.removeDependsOn, 'removeDependsOn');
-    const status = operationalStatus(input.status);
+    const add = distinctUuids(input.addDependsOn);
+    const remove = distinctUuids(input.removeDependsOn);
+    const status = input.status ?? null;
     const editsEdges = add.length > 0 || remove.length > 0;
     const anything = [title, description, priority, storyPoints, criteria].some((v) => v !== undefined) || editsEdges || status !== null;
     if (!anything) throw new ValidationError('Nothing to update');
@@ -207,14 +192,14 @@ export class TaskService {
 
   // ---- work ----
 
-  async submitForVerify(actor: Actor, input: { taskUuid: string; summary?: string | null }): Promise<TaskRecord> {
-    const summary = optionalText(input.summary, 10_000, 'Summary');
+  async submitForVerify(actor: Actor, input: { taskUuid: string; summary?: string }): Promise<TaskRecord> {
+    const summary = input.summary ?? null;
     return this.move(actor, input.taskUuid, (tx, task) => moveTask(tx, task, 'submit', { activityValue: { summary } }));
   }
 
   /** The assignee's own pass/fail marks (devStatus); they never count for verification. */
-  async selfCheck(actor: Actor, input: { taskUuid: string; criteria: unknown }): Promise<TaskRecord> {
-    const marks = markList(input.criteria, ['passed', 'failed'], 'devStatus', 'devEvidence');
+  async selfCheck(actor: Actor, input: SelfCheckArgsDto): Promise<TaskRecord> {
+    const marks = input.criteria.map((c) => mark(c.uuid, c.devStatus, c.devEvidence));
     return this.move(actor, input.taskUuid, async (tx, task) => {
       if (!(await isAssignee(tx.manager, actor, task))) throw new ForbiddenError('Only the assignee can self-check this task');
       if (task.status === 'done' || task.status === 'closed') {
@@ -227,10 +212,10 @@ export class TaskService {
   /** A work report is a comment by the caller, optionally with a status move; any refusal rejects the whole call. */
   async reportWork(
     actor: Actor,
-    input: { taskUuid: string; report: string; status?: OperationalStatus | null; sessionUuid?: string | null },
+    input: { taskUuid: string; report: string; status?: OperationalStatus; sessionUuid?: string },
   ): Promise<{ task: TaskRecord; commentUuid: string }> {
-    const report = requiredText(input.report, 20_000, 'Report');
-    const status = operationalStatus(input.status);
+    const report = requiredText(input.report, MAX_WORK_REPORT, 'Report');
+    const status = input.status ?? null;
     return this.runner.run({ ...actor }, async (tx) => {
       const em = tx.manager;
       const task = await lockTask(tx, input.taskUuid);
@@ -253,14 +238,14 @@ export class TaskService {
     return this.move(actor, input.taskUuid, (tx, task) => moveTask(tx, task, 'reopen', { force, activityValue: { force } }));
   }
 
-  async close(actor: Actor, input: { taskUuid: string; reason?: string | null }): Promise<TaskRecord> {
-    const reason = optionalText(input.reason, 2000, 'Reason');
+  async close(actor: Actor, input: { taskUuid: string; reason?: string }): Promise<TaskRecord> {
+    const reason = input.reason ?? null;
     return this.move(actor, input.taskUuid, (tx, task) => moveTask(tx, task, 'close', { activityValue: { reason } }));
   }
 
   /** Verification marks (status passed / failed / back to pending) with evidence; refused on a closed task. */
-  async markCriteria(actor: Actor, input: { taskUuid: string; criteria: unknown }): Promise<TaskRecord> {
-    const marks = markList(input.criteria, ['passed', 'failed', 'pending'], 'status', 'evidence');
+  async markCriteria(actor: Actor, input: MarkCriteriaArgsDto): Promise<TaskRecord> {
+    const marks = input.criteria.map((c) => mark(c.uuid, c.status, c.evidence));
     return this.move(actor, input.taskUuid, async (tx, task) => {
       if (task.status === 'closed') throw new InvalidStateError('Task is closed; marking criteria requires a task that is not closed');
       await applyMarks(tx, task, marks, 'verify');
@@ -319,7 +304,7 @@ export class TaskService {
     filters: Array<{ sql: string; param?: unknown }>,
   ): Promise<TaskList> {
     const p = paging(input);
-    const proposalUuids = uuidList(input.proposalUuids, 'proposalUuids', 20);
+    const proposalUuids = distinctUuids(input.proposalUuids);
     const em = this.db.manager;
     await requireProject(em, actor.companyUuid, input.projectUuid);
     const params: unknown[] = [actor.companyUuid, input.projectUuid];

@@ -3,4 +3,3 @@ export { Tool, type ToolContext, type ToolOptions } from './tool.decorator.js';
 export { ToolRegistry } from './tool-registry.js';
 export { McpEndpoint, RATE_LIMITED_RPC_CODE } from './mcp-endpoint.js';
 export { TOOL_ORDER } from './catalogue.js';
-export * from './schemas.js';

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { ALL_PERMISSIONS, type Permission } from '../../shared/auth/permissions.js';
 import { AppError, isDatabaseUnavailable } from '../../shared/errors/app-error.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
-import { findUnstorableText } from '../../shared/validation/storable-text.js';
 import { TOOL_RANK } from './catalogue.js';
+import { ToolArguments } from './tool-arguments.js';
 import { renderResult } from './tool-result.js';
 import { TOOL_METADATA, type ToolContext, type ToolHint, type ToolOptions } from './tool.decorator.js';
 
@@ -32,7 +31,7 @@ interface RegisteredTool {
   permission: Permission | null;
   rank: number;
   descriptor: ToolDescriptor;
-  schema: z.ZodObject;
+  args: ToolArguments<object>;
   handler: (args: unknown, ctx: ToolContext) => Promise<unknown>;
 }
 
@@ -93,20 +92,18 @@ export class ToolRegistry implements OnModuleInit {
     const rank = TOOL_RANK.get(options.name);
     if (rank === undefined) throw new Error(`@Tool ${options.name} is not in the tool catalogue`);
     if (this.byName.has(options.name)) throw new Error(`@Tool ${options.name} is registered twice`);
-    const inputSchema = z.toJSONSchema(options.input, { io: 'input' }) as Record<string, unknown>;
-    delete inputSchema.$schema;
-    inputSchema.additionalProperties = false;
+    const args = new ToolArguments(options.input);
     const tool: RegisteredTool = {
       name: options.name,
       permission: options.permission ?? null,
       rank,
-      schema: options.input,
+      args,
       handler,
       descriptor: {
         name: options.name,
         title: options.title,
         description: options.description,
-        inputSchema,
+        inputSchema: args.schema,
         annotations: { title: options.title, ...HINTS[options.hint], openWorldHint: false },
       },
     };
@@ -165,19 +162,12 @@ export class ToolRegistry implements OnModuleInit {
         outcome = 'unknown_tool';
         throw new UnknownToolError(tool.name);
       }
-      const parsed = tool.schema.safeParse(rawArgs === undefined ? {} : rawArgs);
-      if (!parsed.success) {
+      const parsed = tool.args.parse(rawArgs);
+      if (!parsed.ok) {
         outcome = 'error';
-        return errorResult('VALIDATION_ERROR', 'Invalid arguments', {
-          details: parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
-        });
+        return errorResult('VALIDATION_ERROR', 'Invalid arguments', { details: parsed.issues });
       }
-      const unstorable = findUnstorableText(parsed.data);
-      if (unstorable) {
-        outcome = 'error';
-        return errorResult('VALIDATION_ERROR', 'Invalid arguments', { details: [unstorable] });
-      }
-      const result = await tool.handler(parsed.data, ctx);
+      const result = await tool.handler(parsed.value, ctx);
       return { content: [{ type: 'text', text: renderResult(result) }] };
     } catch (err) {
       if (err instanceof UnknownToolError) throw err;

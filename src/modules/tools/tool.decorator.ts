@@ -1,6 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { z } from 'zod';
 import type { Actor } from '../../shared/auth/actor.js';
 import type { AuthContext } from '../../shared/auth/auth-context.js';
 import type { Permission } from '../../shared/auth/permissions.js';
@@ -17,8 +16,11 @@ export interface ToolOptions {
   hint: ToolHint;
   /** At most two sentences (tools.md §6). */
   description: string;
-  /** A strict zod object: compiled once at boot into JSON Schema and a validator. */
-  input: z.ZodObject;
+  /**
+   * The arguments' DTO class (fields from shared/validation/fields.ts): its JSON Schema is built once at boot and each
+   * call's arguments are validated against it; the handler receives the validated instance.
+   */
+  input: new () => object;
 }
 
 /** What a tool handler gets besides its parsed arguments. */

@@ -1,6 +1,11 @@
 import { ValidationError } from '../errors/app-error.js';
 
-/** Text limits of domain.md §1, counted in characters (code points) as PostgreSQL's char_length does. */
+/** Text limits of domain.md §1 (titles and names, descriptions and contents, review notes and evidence). */
+export const MAX_TITLE = 200;
+export const MAX_LONG_TEXT = 100_000;
+export const MAX_NOTE = 2000;
+
+/** Text limits are counted in characters (code points) as PostgreSQL's char_length does. */
 export const charLength = (s: string): number => [...s].length;
 
 const fail = (field: string, message: string): never => {
@@ -14,12 +19,12 @@ export function titleText(value: unknown, field = 'title'): string {
   if (typeof value !== 'string') return fail(field, 'must be a string');
   const t = value.trim();
   if (t === '') return fail(field, 'must not be blank');
-  if (charLength(t) > 200) return fail(field, 'must be at most 200 characters');
+  if (charLength(t) > MAX_TITLE) return fail(field, `must be at most ${MAX_TITLE} characters`);
   return t;
 }
 
 /** Descriptions and contents: at most `max` characters (default 100,000), stored as given. */
-export function longText(value: unknown, field: string, max = 100_000): string {
+export function longText(value: unknown, field: string, max = MAX_LONG_TEXT): string {
   if (typeof value !== 'string') return fail(field, 'must be a string');
   if (charLength(value) > max) return fail(field, `must be at most ${max} characters`);
   return value;
@@ -33,7 +38,7 @@ export function reviewNote(value: unknown, required: boolean): string | null {
   }
   if (typeof value !== 'string') return fail('reviewNote', 'must be a string');
   const t = value.trim();
-  if (charLength(t) > 2000) return fail('reviewNote', 'must be at most 2000 characters');
+  if (charLength(t) > MAX_NOTE) return fail('reviewNote', `must be at most ${MAX_NOTE} characters`);
   return t;
 }
 

@@ -1,6 +1,8 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError as ClassValidatorError } from '@nestjs/common';
 import { ValidationError, type FieldIssue } from '../errors/app-error.js';
+import { cacheValidationMetadata } from './metadata-cache.js';
 import { findUnstorableText } from './storable-text.js';
+import { REST_CHECKS } from './surfaces.js';
 
 function flatten(errors: ClassValidatorError[], prefix = ''): FieldIssue[] {
   const out: FieldIssue[] = [];
@@ -21,6 +23,7 @@ function flatten(errors: ClassValidatorError[], prefix = ''): FieldIssue[] {
 }
 
 const options = (forbidUnknown: boolean) => ({
+  ...REST_CHECKS,
   whitelist: true,
   forbidNonWhitelisted: forbidUnknown,
   transform: true,
@@ -30,7 +33,8 @@ const options = (forbidUnknown: boolean) => ({
 });
 
 /**
- * The global REST pipe: whitelist, transform, VALIDATION_ERROR with dotted `details`. Unknown body fields are
+ * The global REST pipe: whitelist, transform, VALIDATION_ERROR with dotted `details` (every failed check, except the
+ * tools-only ones of surfaces.ts, whose limits the services check with the domain's message). Unknown body fields are
  * refused; unknown query parameters are dropped (cache-busters and tracking parameters must not break a page).
  * A body or query string PostgreSQL cannot store (U+0000, unpaired surrogates) is refused first, whatever the DTO.
  */
@@ -51,5 +55,6 @@ class RestValidationPipe extends ValidationPipe {
 }
 
 export function createValidationPipe(): ValidationPipe {
+  cacheValidationMetadata();
   return new RestValidationPipe();
 }

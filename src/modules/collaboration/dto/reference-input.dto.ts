@@ -1,17 +1,19 @@
 import { EnumField, TextField } from '../../../shared/validation/fields.js';
-import { REFERENCE_TYPES } from '../domain/reference-input.js';
+import { MAX_TITLE } from '../../../shared/validation/text-rules.js';
+import type { ReferenceType } from '../collaboration.entity.js';
+import { MAX_REFERENCE_NOTES, MAX_URL_LENGTH, REFERENCE_TYPES } from '../domain/reference-input.js';
 
-/** One external link given when a record is created (proposals, tasks); the URL rule is the service's. */
+/** One external link given when a record is created (ideas, proposals, tasks); the URL rule is the service's. */
 export class ReferenceInputDto {
   @EnumField(REFERENCE_TYPES, { description: 'Kind of link' })
-  type: string;
+  type: ReferenceType;
 
-  @TextField({ maxLength: 2048, description: 'http:// or https:// URL; never fetched' })
+  @TextField({ maxLength: MAX_URL_LENGTH, description: 'http:// or https:// URL; never fetched' })
   url: string;
 
-  @TextField({ maxLength: 200, description: 'Link title, 1-200 characters' })
+  @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Link title' })
   title: string;
 
-  @TextField({ optional: true, nullable: true, maxLength: 500, description: 'Notes, at most 500 characters' })
-  notes?: string | null;
+  @TextField({ optional: true, maxLength: MAX_REFERENCE_NOTES, description: `Notes, at most ${MAX_REFERENCE_NOTES} characters` })
+  notes?: string;
 }

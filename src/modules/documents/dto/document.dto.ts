@@ -1,46 +1,59 @@
-import { BooleanField, EnumField, TextField, UuidField } from '../../../shared/validation/fields.js';
+import { IntersectionType } from '@nestjs/swagger';
+import { BooleanField, EnumField, TextField, UuidArgs, UuidField } from '../../../shared/validation/fields.js';
+import { PagingArgsDto } from '../../../shared/validation/paging-args.dto.js';
 import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
-import type { DocumentType } from '../document.entity.js';
+import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
+import { AUTHORED_DOCUMENT_TYPES, DOCUMENT_TYPES, type AuthoredDocumentType, type DocumentType } from '../domain/document-types.js';
 
-/** Queries and bodies of the document routes (svc_get_documents, svc_pm_create/update_document, svc_create_report). */
-const TYPES: readonly DocumentType[] = ['prd', 'tech_design', 'adr', 'spec', 'guide', 'report'];
-/** Reports are written only through the proposal's report route. */
-const AUTHORED_TYPES: readonly DocumentType[] = ['prd', 'tech_design', 'adr', 'spec', 'guide'];
+/**
+ * Inputs of the document tools (tools.md §5.1, §5.7, §5.8) and routes (platform.md §9): a tool's arguments are the
+ * route's body (or query) plus the ids its path carries. Blank titles are refused by the service after trimming.
+ */
+export class DocumentRefDto extends UuidArgs('documentUuid', 'The document') {}
 
-export class ListDocumentsQuery extends PagingQueryDto {
-  @EnumField(TYPES, { optional: true, description: 'Only documents of this type' })
+class DocumentTypeFilterDto {
+  @EnumField(DOCUMENT_TYPES, { optional: true, description: 'Only documents of this type' })
   type?: DocumentType;
 }
 
-export class CreateDocumentDto {
-  @EnumField(AUTHORED_TYPES)
-  type: string;
+export class ListDocumentsArgsDto extends IntersectionType(UuidArgs('projectUuid', 'The project'), DocumentTypeFilterDto, PagingArgsDto) {}
+export class ListDocumentsQuery extends IntersectionType(DocumentTypeFilterDto, PagingQueryDto) {}
 
-  @TextField({ maxLength: 200 })
+export class CreateDocumentDto {
+  @EnumField(AUTHORED_DOCUMENT_TYPES, { description: 'Document type (reports are written with svc_create_report)' })
+  type: AuthoredDocumentType;
+
+  @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Document title, 1-200 characters' })
   title: string;
 
-  @TextField({ optional: true, maxLength: 100_000, description: 'Markdown (default empty)' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Markdown content, at most 100000 characters (default empty)' })
   content?: string;
 
-  @UuidField({ optional: true, nullable: true, description: 'A proposal of the same project to link' })
-  proposalUuid?: string | null;
+  @UuidField({ optional: true, description: 'A proposal of the same project to link the document to' })
+  proposalUuid?: string;
 }
+
+export class CreateDocumentArgsDto extends IntersectionType(UuidArgs('projectUuid', 'The project the document belongs to'), CreateDocumentDto) {}
 
 export class UpdateDocumentDto {
-  @TextField({ optional: true, maxLength: 200 })
+  @TextField({ optional: true, minLength: 1, maxLength: MAX_TITLE, description: 'New title, 1-200 characters' })
   title?: string;
 
-  @TextField({ optional: true, maxLength: 100_000 })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New markdown content, at most 100000 characters' })
   content?: string;
 }
 
+export class UpdateDocumentArgsDto extends IntersectionType(DocumentRefDto, UpdateDocumentDto) {}
+
 export class CreateReportDto {
-  @TextField({ maxLength: 200 })
+  @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Report title, 1-200 characters' })
   title: string;
 
-  @TextField({ minLength: 1, maxLength: 100_000, description: 'Markdown; expected sections Summary, Decisions, Follow-ups' })
+  @TextField({ minLength: 1, maxLength: MAX_LONG_TEXT, description: 'Markdown, 1-100000 characters; expected sections Summary, Decisions, Follow-ups' })
   content: string;
 
-  @BooleanField({ optional: true, description: 'Add a report although one exists (default false)' })
+  @BooleanField({ optional: true, description: 'Add another report when one already exists (default false)' })
   force?: boolean;
 }
+
+export class CreateReportArgsDto extends IntersectionType(UuidArgs('proposalUuid', 'The approved proposal the report is about'), CreateReportDto) {}

@@ -1,35 +1,27 @@
 import { ValidationError } from '../../../shared/errors/app-error.js';
+import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
 import { validateReference, type ReferenceInput, type ValidReference } from '../../collaboration/index.js';
 import type { IdeaStatus } from '../idea.entity.js';
 
 export const IDEA_STATUSES: readonly IdeaStatus[] = ['open', 'elaborating', 'elaborated'];
-/** svc_pm_create_idea accepts at most 10 references per call (tools.md §5.5). */
-export const MAX_REFERENCES_ON_CREATE = 10;
 
 const invalid = (field: string, message: string): ValidationError => new ValidationError('Invalid arguments', [{ field, message }]);
 
 /** Titles: 1–200 characters after trimming (domain.md §1). */
 export function ideaTitle(value: unknown, field = 'title'): string {
   const title = typeof value === 'string' ? value.trim() : '';
-  if (title.length < 1 || title.length > 200) throw invalid(field, 'must be 1-200 characters after trimming');
+  if (title.length < 1 || title.length > MAX_TITLE) throw invalid(field, `must be 1-${MAX_TITLE} characters after trimming`);
   return title;
 }
 
 /** Idea content: at most 100,000 characters, default empty. */
 export function ideaContent(value: unknown, field = 'content'): string {
   if (value === undefined || value === null) return '';
-  if (typeof value !== 'string' || value.length > 100_000) throw invalid(field, 'must be a string of at most 100000 characters');
+  if (typeof value !== 'string' || value.length > MAX_LONG_TEXT) throw invalid(field, `must be a string of at most ${MAX_LONG_TEXT} characters`);
   return value;
 }
 
-export function ideaStatusFilter(value: unknown): IdeaStatus | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!(IDEA_STATUSES as readonly unknown[]).includes(value)) throw invalid('status', `must be one of ${IDEA_STATUSES.join(', ')}`);
-  return value as IdeaStatus;
-}
-
+/** References given at creation: the URL rule and the text limits after trimming (their number is the DTO's). */
 export function ideaReferences(list: ReferenceInput[] | undefined): ValidReference[] {
-  if (!list) return [];
-  if (list.length > MAX_REFERENCES_ON_CREATE) throw invalid('references', `must hold at most ${MAX_REFERENCES_ON_CREATE} items`);
-  return list.map((r) => validateReference(r));
+  return (list ?? []).map((r) => validateReference(r));
 }

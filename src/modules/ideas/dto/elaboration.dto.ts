@@ -1,40 +1,54 @@
+import { IntersectionType } from '@nestjs/swagger';
 import { BooleanField, EnumField, ListField, TextField, UuidField } from '../../../shared/validation/fields.js';
-import { ELABORATION_DEPTHS, QUESTION_CATEGORIES } from '../domain/elaboration-input.js';
+import { ELABORATION_DEPTHS, QUESTION_CATEGORIES, ROUND_LIMITS as L } from '../domain/elaboration-input.js';
+import type { ElaborationDepth } from '../idea.entity.js';
+import { IdeaRefDto } from './idea.dto.js';
 
-// Counts (1-15 questions, 2-5 options), lengths, enum values and duplicate ids are checked by
-// validateRound/checkAnswers, the same rules and messages as the tools: `limits: 'service'`.
+// Counts, lengths, enum values and duplicate ids are checked on REST by validateRound/checkAnswers, with the
+// domain's messages (`limits: 'service'`); the tools check the shapes and limits here first.
 const BY_SERVICE = { limits: 'service' } as const;
 
 export class QuestionOptionDto {
-  @TextField({ ...BY_SERVICE, maxLength: 50 }) id: string;
-  @TextField({ ...BY_SERVICE, maxLength: 200 }) label: string;
-  @TextField({ ...BY_SERVICE, optional: true, nullable: true, maxLength: 2000 }) description?: string | null;
+  @TextField({ ...BY_SERVICE, minLength: 1, maxLength: L.idLength, description: 'Option id, unique in the question, 1-50 characters' }) id: string;
+  @TextField({ ...BY_SERVICE, minLength: 1, maxLength: L.optionLabel, description: 'Option label, 1-200 characters' }) label: string;
+  @TextField({ ...BY_SERVICE, optional: true, maxLength: L.optionDescription, description: 'What choosing this option means, at most 2000 characters' })
+  description?: string;
 }
 
 export class QuestionDto {
-  @TextField({ ...BY_SERVICE, maxLength: 50, description: 'Stored as questionId' }) id: string;
-  @TextField({ ...BY_SERVICE, maxLength: 2000 }) text: string;
-  @EnumField(QUESTION_CATEGORIES, BY_SERVICE) category: string;
-  @ListField(QuestionOptionDto, { ...BY_SERVICE, minItems: 2, maxItems: 5 }) options: QuestionOptionDto[];
-  @BooleanField({ optional: true, description: 'Default true' }) required?: boolean;
+  @TextField({ ...BY_SERVICE, minLength: 1, maxLength: L.idLength, description: 'Question id, unique in the round, 1-50 characters (stored as questionId)' }) id: string;
+  @TextField({ ...BY_SERVICE, minLength: 1, maxLength: L.questionText, description: 'The question, 1-2000 characters' }) text: string;
+  @EnumField(QUESTION_CATEGORIES, { ...BY_SERVICE, description: 'Question category' }) category: string;
+  @ListField(QuestionOptionDto, { ...BY_SERVICE, minItems: L.options.min, maxItems: L.options.max, description: '2-5 choices; answers may also use customText' })
+  options: QuestionOptionDto[];
+  @BooleanField({ optional: true, description: 'Must be answered before the round closes (default true)' }) required?: boolean;
 }
 
 export class StartElaborationDto {
-  @EnumField(ELABORATION_DEPTHS, BY_SERVICE) depth: string;
-  @ListField(QuestionDto, { ...BY_SERVICE, minItems: 1, maxItems: 15 }) questions: QuestionDto[];
+  @EnumField(ELABORATION_DEPTHS, { ...BY_SERVICE, description: 'How deep this round goes' }) depth: ElaborationDepth;
+  @ListField(QuestionDto, { ...BY_SERVICE, minItems: L.questions.min, maxItems: L.questions.max, description: '1-15 questions with unique ids' })
+  questions: QuestionDto[];
 }
 
+export class StartElaborationArgsDto extends IntersectionType(IdeaRefDto, StartElaborationDto) {}
+
 export class AnswerDto {
-  @TextField() questionId: string;
-  @TextField({ optional: true, nullable: true }) selectedOptionId?: string | null;
-  @TextField({ ...BY_SERVICE, optional: true, nullable: true, maxLength: 5000 }) customText?: string | null;
+  @TextField({ ...BY_SERVICE, maxLength: L.idLength, description: 'The questionId of a question of the round' }) questionId: string;
+  @TextField({ ...BY_SERVICE, optional: true, nullable: true, maxLength: L.idLength, description: 'Id of the chosen option, or null' }) selectedOptionId?: string | null;
+  @TextField({ ...BY_SERVICE, optional: true, nullable: true, maxLength: L.customText, description: 'Free-text answer, at most 5000 characters, or null' })
+  customText?: string | null;
 }
 
 export class AnswerElaborationDto {
-  @UuidField({ optional: true, description: 'Defaults to the round awaiting answers' }) roundUuid?: string;
-  @ListField(AnswerDto, { ...BY_SERVICE, minItems: 1, maxItems: 15 }) answers: AnswerDto[];
+  @UuidField({ optional: true, description: 'Round to answer (default: the round awaiting answers)' }) roundUuid?: string;
+  @ListField(AnswerDto, { ...BY_SERVICE, minItems: L.answers.min, maxItems: L.answers.max, description: '1-15 answers; each needs an option or a non-empty customText' })
+  answers: AnswerDto[];
 }
 
+export class AnswerElaborationArgsDto extends IntersectionType(IdeaRefDto, AnswerElaborationDto) {}
+
 export class SkipElaborationDto {
-  @TextField({ ...BY_SERVICE, maxLength: 2000, description: 'Why no questions are needed (a human agreed)' }) reason: string;
+  @TextField({ ...BY_SERVICE, minLength: 1, maxLength: L.skipReason, description: 'Why no questions are needed and who agreed, 1-2000 characters' }) reason: string;
 }
+
+export class SkipElaborationArgsDto extends IntersectionType(IdeaRefDto, SkipElaborationDto) {}

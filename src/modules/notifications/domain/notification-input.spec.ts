@@ -125,7 +125,6 @@ describe('agent inputs', () => {
   it('svc_get_notifications defaults: unread, autoMarkRead, no project', () => {
     expect(parseAgentListInput({})).toEqual({ status: 'unread', autoMarkRead: true, projectUuid: null });
     expect(parseAgentListInput({ status: 'all', autoMarkRead: false, projectUuid: P })).toEqual({ status: 'all', autoMarkRead: false, projectUuid: P });
-    expect(refusal(() => parseAgentListInput({ status: 'new', autoMarkRead: 'yes', projectUuid: 'p' })).details).toHaveLength(3);
   });
 
   it('svc_mark_notification_read needs exactly one of notificationUuid or all=true', () => {

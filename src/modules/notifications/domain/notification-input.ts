@@ -68,52 +68,36 @@ export function parsePreferencesPatch(body: unknown): Partial<Record<PreferenceF
   return patch;
 }
 
-export type AgentStatusFilter = 'unread' | 'read' | 'all';
+export const AGENT_STATUS_FILTERS = ['unread', 'read', 'all'] as const;
+export type AgentStatusFilter = (typeof AGENT_STATUS_FILTERS)[number];
 
+/** `svc_get_notifications` arguments (their shape checked by the tool's DTO). */
 export interface AgentListInput {
-  status?: unknown;
-  projectUuid?: unknown;
-  autoMarkRead?: unknown;
+  status?: AgentStatusFilter;
+  projectUuid?: string;
+  autoMarkRead?: boolean;
   page?: number;
   pageSize?: number;
 }
 
-/** `svc_get_notifications` arguments beyond paging (the tool schema checks them first; this keeps the service safe). */
+/** notifications.md §7 defaults: unread ones, marked read as they are listed. */
 export function parseAgentListInput(input: AgentListInput): { status: AgentStatusFilter; projectUuid: string | null; autoMarkRead: boolean } {
-  const issues: FieldIssue[] = [];
-  const status = input.status ?? 'unread';
-  if (status !== 'unread' && status !== 'read' && status !== 'all') issues.push({ field: 'status', message: 'must be one of unread, read, all' });
-  const autoMarkRead = input.autoMarkRead ?? true;
-  if (typeof autoMarkRead !== 'boolean') issues.push({ field: 'autoMarkRead', message: 'must be a boolean' });
-  let projectUuid: string | null = null;
-  if (input.projectUuid !== undefined && input.projectUuid !== null) {
-    if (typeof input.projectUuid === 'string' && CANONICAL_UUID.test(input.projectUuid)) projectUuid = input.projectUuid.toLowerCase();
-    else issues.push({ field: 'projectUuid', message: 'must be a uuid' });
-  }
-  if (issues.length) throw new ValidationError('Invalid arguments', issues);
-  return { status: status as AgentStatusFilter, projectUuid, autoMarkRead: autoMarkRead as boolean };
+  return { status: input.status ?? 'unread', projectUuid: input.projectUuid?.toLowerCase() ?? null, autoMarkRead: input.autoMarkRead ?? true };
 }
 
 export interface MarkReadInput {
-  notificationUuid?: unknown;
-  all?: unknown;
-  projectUuid?: unknown;
+  notificationUuid?: string;
+  all?: boolean;
+  projectUuid?: string;
 }
 
 /** `svc_mark_notification_read`: exactly one of `notificationUuid` or `all: true`. */
 export function parseMarkReadInput(input: MarkReadInput): { notificationUuid: string } | { all: true; projectUuid: string | null } {
-  const one = input.notificationUuid !== undefined && input.notificationUuid !== null;
+  const one = input.notificationUuid !== undefined;
   const all = input.all === true;
   if (one === all) throw new ValidationError('notificationUuid or all=true required');
-  if (one) return { notificationUuid: String(input.notificationUuid) };
-  let projectUuid: string | null = null;
-  if (input.projectUuid !== undefined && input.projectUuid !== null) {
-    if (typeof input.projectUuid !== 'string' || !CANONICAL_UUID.test(input.projectUuid)) {
-      throw new ValidationError('Invalid arguments', [{ field: 'projectUuid', message: 'must be a uuid' }]);
-    }
-    projectUuid = input.projectUuid.toLowerCase();
-  }
-  return { all: true, projectUuid };
+  if (input.notificationUuid !== undefined) return { notificationUuid: input.notificationUuid };
+  return { all: true, projectUuid: input.projectUuid?.toLowerCase() ?? null };
 }
 
 /** Weak comparison of `If-None-Match` against an entity tag (RFC 9110 §13.1.2). */

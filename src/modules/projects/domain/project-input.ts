@@ -1,18 +1,19 @@
 import { ValidationError } from '../../../shared/errors/app-error.js';
+import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
 
 /** domain.md §1 text limits for projects and groups: names 1–200 after trimming, descriptions ≤ 100,000. */
 export function projectName(value: unknown, field = 'name'): string {
   const name = typeof value === 'string' ? value.trim() : '';
-  if (name.length < 1 || name.length > 200) {
-    throw new ValidationError('Invalid arguments', [{ field, message: 'must be 1-200 characters after trimming' }]);
+  if (name.length < 1 || name.length > MAX_TITLE) {
+    throw new ValidationError('Invalid arguments', [{ field, message: `must be 1-${MAX_TITLE} characters after trimming` }]);
   }
   return name;
 }
 
 export function projectDescription(value: unknown, field = 'description'): string {
   if (value === undefined || value === null) return '';
-  if (typeof value !== 'string' || value.length > 100_000) {
-    throw new ValidationError('Invalid arguments', [{ field, message: 'must be a string of at most 100000 characters' }]);
+  if (typeof value !== 'string' || value.length > MAX_LONG_TEXT) {
+    throw new ValidationError('Invalid arguments', [{ field, message: `must be a string of at most ${MAX_LONG_TEXT} characters` }]);
   }
   return value;
 }

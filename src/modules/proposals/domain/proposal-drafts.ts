@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../../../shared/errors/app-error.js';
+import { titleText } from '../../../shared/validation/text-rules.js';
 import { normalizeCriteria, type CriterionInput } from '../../tasks/index.js';
 import type { DocumentDraft, DocumentDraftType, Priority, TaskDraft } from '../proposal.entity.js';
-import { longText, oneOf, titleText } from '../../../shared/validation/text-rules.js';
 
 /**
  * Pure edits of a proposal's draft arrays (domain.md §2.10, tools.md §5.6). Arguments are parsed first (before the
@@ -10,80 +10,61 @@ import { longText, oneOf, titleText } from '../../../shared/validation/text-rule
  */
 export const MAX_DOCUMENT_DRAFTS = 20;
 export const MAX_TASK_DRAFTS = 100;
-export const DOCUMENT_DRAFT_TYPES: readonly DocumentDraftType[] = ['prd', 'tech_design', 'adr', 'spec', 'guide'];
-export const PRIORITIES: readonly Priority[] = ['low', 'medium', 'high'];
+/** What a proposal is built from (domain.md §5), 1–20 of them. */
+export const PROPOSAL_INPUT_TYPES = ['idea', 'document'] as const;
+export const MAX_PROPOSAL_INPUTS = 20;
 
+/** A draft's fields as the arguments give them (their shape and limits checked at the edge). */
 export interface DocumentDraftInput {
-  type?: string;
-  title?: string;
-  content?: string;
+  type: DocumentDraftType;
+  title: string;
+  content: string;
 }
 
 export interface TaskDraftInput {
-  title?: string;
+  title: string;
   description?: string;
-  priority?: string | null;
+  priority?: Priority | null;
   storyPoints?: number | null;
-  acceptanceCriteriaItems?: CriterionInput[];
+  acceptanceCriteriaItems: CriterionInput[];
   dependsOnDraftUuids?: string[];
 }
 
 export type DocumentDraftFields = Omit<DocumentDraft, 'uuid'>;
 export type TaskDraftFields = Omit<TaskDraft, 'uuid'>;
 
-function storyPoints(value: unknown): number | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1000) {
-    throw new ValidationError('Story points must be a number between 0 and 1000', [{ field: 'storyPoints', message: 'must be between 0 and 1000' }]);
-  }
-  return value;
-}
-
-const priority = (value: unknown): Priority | null => (value == null ? null : oneOf(value, PRIORITIES, 'priority'));
-
-function uuidList(value: unknown): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
-    throw new ValidationError('dependsOnDraftUuids must be a list of draft uuids', [{ field: 'dependsOnDraftUuids', message: 'must be a list of uuids' }]);
-  }
-  return [...new Set(value as string[])];
-}
-
 export function parseDocumentDraft(input: DocumentDraftInput): DocumentDraftFields {
-  return {
-    type: oneOf(input.type, DOCUMENT_DRAFT_TYPES, 'type'),
-    title: titleText(input.title),
-    content: longText(input.content ?? '', 'content'),
-  };
+  return { type: input.type, title: titleText(input.title), content: input.content };
 }
 
-export function parseDocumentDraftPatch(input: DocumentDraftInput): Partial<DocumentDraftFields> {
+export function parseDocumentDraftPatch(input: Partial<DocumentDraftInput>): Partial<DocumentDraftFields> {
   if (input.type === undefined && input.title === undefined && input.content === undefined) throw new ValidationError('Nothing to update');
   const patch: Partial<DocumentDraftFields> = {};
-  if (input.type !== undefined) patch.type = oneOf(input.type, DOCUMENT_DRAFT_TYPES, 'type');
+  if (input.type !== undefined) patch.type = input.type;
   if (input.title !== undefined) patch.title = titleText(input.title);
-  if (input.content !== undefined) patch.content = longText(input.content, 'content');
+  if (input.content !== undefined) patch.content = input.content;
   return patch;
 }
 
 export function parseTaskDraft(input: TaskDraftInput): TaskDraftFields {
   return {
     title: titleText(input.title),
-    description: longText(input.description ?? '', 'description'),
-    priority: priority(input.priority),
-    storyPoints: storyPoints(input.storyPoints),
+    description: input.description ?? '',
+    priority: input.priority ?? null,
+    storyPoints: input.storyPoints ?? null,
     acceptanceCriteriaItems: normalizeCriteria(input.acceptanceCriteriaItems),
-    dependsOnDraftUuids: uuidList(input.dependsOnDraftUuids ?? []),
+    dependsOnDraftUuids: [...new Set(input.dependsOnDraftUuids ?? [])],
   };
 }
 
-export function parseTaskDraftPatch(input: TaskDraftInput): Partial<TaskDraftFields> {
+export function parseTaskDraftPatch(input: Partial<TaskDraftInput>): Partial<TaskDraftFields> {
   const patch: Partial<TaskDraftFields> = {};
   if (input.title !== undefined) patch.title = titleText(input.title);
-  if (input.description !== undefined) patch.description = longText(input.description, 'description');
-  if (input.priority !== undefined) patch.priority = priority(input.priority);
-  if (input.storyPoints !== undefined) patch.storyPoints = storyPoints(input.storyPoints);
+  if (input.description !== undefined) patch.description = input.description;
+  if (input.priority !== undefined) patch.priority = input.priority;
+  if (input.storyPoints !== undefined) patch.storyPoints = input.storyPoints;
   if (input.acceptanceCriteriaItems !== undefined) patch.acceptanceCriteriaItems = normalizeCriteria(input.acceptanceCriteriaItems);
-  if (input.dependsOnDraftUuids !== undefined) patch.dependsOnDraftUuids = uuidList(input.dependsOnDraftUuids);
+  if (input.dependsOnDraftUuids !== undefined) patch.dependsOnDraftUuids = [...new Set(input.dependsOnDraftUuids)];
   if (Object.keys(patch).length === 0) throw new ValidationError('Nothing to update');
   return patch;
 }

@@ -1,66 +1,89 @@
-import { EnumField, ListField, NumberField, TextField, UuidListField } from '../../../shared/validation/fields.js';
-import { CriterionDto } from '../../tasks/index.js';
-import { DOCUMENT_DRAFT_TYPES, PRIORITIES } from '../domain/proposal-drafts.js';
+import { IntersectionType } from '@nestjs/swagger';
+import { EnumField, ListField, NumberField, TextField, UuidArgs, UuidListField } from '../../../shared/validation/fields.js';
+import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
+import { AUTHORED_DOCUMENT_TYPES } from '../../documents/index.js';
+import { CriterionDto, MAX_CRITERIA, PRIORITIES, STORY_POINTS, type Priority } from '../../tasks/index.js';
+import { MAX_TASK_DRAFTS } from '../domain/proposal-drafts.js';
+import type { DocumentDraftType } from '../proposal.entity.js';
+import { ProposalRefDto } from './proposal.dto.js';
 
-/** Bodies of the draft routes (svc_pm_add/update_document_draft, svc_pm_add/update_task_draft). */
+/**
+ * The draft tools (svc_pm_add/update/remove_document_draft, …_task_draft) and routes: each route's body, and the
+ * tool's arguments derived from it with the proposal (and draft) the path carries.
+ */
+export class DraftRefDto extends UuidArgs('draftUuid', 'The draft, as returned by the add tool or listed in the draft index') {}
+export class DraftArgsDto extends IntersectionType(ProposalRefDto, DraftRefDto) {}
+
+const CRITERIA = { minItems: 1, maxItems: MAX_CRITERIA, description: 'Acceptance criteria, 1-50 items; at least one with a non-blank description' };
+const DEPENDENCIES = { optional: true, maxItems: MAX_TASK_DRAFTS } as const;
+
 export class DocumentDraftDto {
-  @EnumField(DOCUMENT_DRAFT_TYPES)
-  type: string;
+  @EnumField(AUTHORED_DOCUMENT_TYPES, { description: 'Document type' })
+  type: DocumentDraftType;
 
-  @TextField({ maxLength: 200 })
+  @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Document title, 1-200 characters' })
   title: string;
 
-  @TextField({ maxLength: 100_000, description: 'Markdown; at least 100 characters to pass validation' })
+  @TextField({ maxLength: MAX_LONG_TEXT, description: 'Markdown content, at most 100000 characters; submission needs at least 100' })
   content: string;
 }
 
-export class UpdateDocumentDraftDto {
-  @EnumField(DOCUMENT_DRAFT_TYPES, { optional: true })
-  type?: string;
+export class DocumentDraftArgsDto extends IntersectionType(ProposalRefDto, DocumentDraftDto) {}
 
-  @TextField({ optional: true, maxLength: 200 })
+export class UpdateDocumentDraftDto {
+  @EnumField(AUTHORED_DOCUMENT_TYPES, { optional: true, description: 'New document type' })
+  type?: DocumentDraftType;
+
+  @TextField({ optional: true, minLength: 1, maxLength: MAX_TITLE, description: 'New title, 1-200 characters' })
   title?: string;
 
-  @TextField({ optional: true, maxLength: 100_000 })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New markdown content, at most 100000 characters' })
   content?: string;
 }
 
-export class UpdateTaskDraftDto {
-  @TextField({ optional: true, maxLength: 200 })
-  title?: string;
-
-  @TextField({ optional: true, maxLength: 100_000 })
-  description?: string;
-
-  @EnumField(PRIORITIES, { optional: true, nullable: true })
-  priority?: string | null;
-
-  @NumberField({ optional: true, nullable: true, minimum: 0, maximum: 1000 })
-  storyPoints?: number | null;
-
-  @ListField(CriterionDto, { optional: true, minItems: 1, maxItems: 50, description: 'Replaces the criteria; 1-50 items' })
-  acceptanceCriteriaItems?: CriterionDto[];
-
-  @UuidListField({ optional: true, description: 'Replaces the dependencies; sibling task drafts, no self, no cycle' })
-  dependsOnDraftUuids?: string[];
-}
+export class UpdateDocumentDraftArgsDto extends IntersectionType(DraftArgsDto, UpdateDocumentDraftDto) {}
 
 export class TaskDraftDto {
-  @TextField({ maxLength: 200 })
+  @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Task title, 1-200 characters' })
   title: string;
 
-  @TextField({ optional: true, maxLength: 100_000 })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Task description, at most 100000 characters' })
   description?: string;
 
-  @EnumField(PRIORITIES, { optional: true, nullable: true })
-  priority?: string | null;
+  @EnumField(PRIORITIES, { optional: true, description: 'Priority (default medium)' })
+  priority?: Priority;
 
-  @NumberField({ optional: true, nullable: true, minimum: 0, maximum: 1000 })
-  storyPoints?: number | null;
+  @NumberField({ optional: true, ...STORY_POINTS, description: 'Estimate, 0-1000' })
+  storyPoints?: number;
 
-  @ListField(CriterionDto, { minItems: 1, maxItems: 50, description: 'Acceptance criteria, 1-50 items' })
+  @ListField(CriterionDto, CRITERIA)
   acceptanceCriteriaItems: CriterionDto[];
 
-  @UuidListField({ optional: true, description: 'Sibling task drafts this one depends on' })
+  @UuidListField({ ...DEPENDENCIES, description: 'Task drafts of this proposal that must be finished first' })
   dependsOnDraftUuids?: string[];
 }
+
+export class TaskDraftArgsDto extends IntersectionType(ProposalRefDto, TaskDraftDto) {}
+
+export class UpdateTaskDraftDto {
+  @TextField({ optional: true, minLength: 1, maxLength: MAX_TITLE, description: 'New title, 1-200 characters' })
+  title?: string;
+
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New description, at most 100000 characters' })
+  description?: string;
+
+  // null: no priority of its own (the task gets the default, medium, on approval).
+  @EnumField(PRIORITIES, { optional: true, nullable: true, description: 'New priority, or null for the default' })
+  priority?: Priority | null;
+
+  @NumberField({ optional: true, nullable: true, ...STORY_POINTS, description: 'New estimate, 0-1000, or null to clear it' })
+  storyPoints?: number | null;
+
+  @ListField(CriterionDto, { ...CRITERIA, optional: true })
+  acceptanceCriteriaItems?: CriterionDto[];
+
+  @UuidListField({ ...DEPENDENCIES, description: 'Replaces the dependencies; sibling task drafts only, no self, no cycle' })
+  dependsOnDraftUuids?: string[];
+}
+
+export class UpdateTaskDraftArgsDto extends IntersectionType(DraftArgsDto, UpdateTaskDraftDto) {}

@@ -1,142 +1,96 @@
+import { IntersectionType } from '@nestjs/swagger';
 import { MinLength } from 'class-validator';
-import { BooleanField, EnumField, ListField, NumberField, TextField, TextListField, UuidField, UuidListField } from '../../../shared/validation/fields.js';
-import { ReferenceInputDto } from '../../collaboration/index.js';
-import type { Priority } from '../task.entity.js';
-import { PRIORITIES } from '../task-input.js';
+import { EnumField, ListField, NumberField, TextField, TextListField, UuidArgs, UuidField, UuidListField } from '../../../shared/validation/fields.js';
+import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
+import { MAX_REFERENCES_ON_CREATE, ReferenceInputDto } from '../../collaboration/index.js';
+import { MAX_CRITERIA, MAX_DRAFT_ID_LENGTH, MAX_TASKS_PER_CALL, OPERATIONAL_STATUSES, PRIORITIES, STORY_POINTS, type OperationalStatus, type Priority } from '../domain/task-fields.js';
 import { CriterionDto } from './criterion.dto.js';
 
 /**
- * Bodies of the task routes: the inputs of the equivalent tools (tools.md §5.2–§5.8) minus the ids carried by the
- * path. Shapes and limits are checked here; domain rules (blank titles, criteria, dependencies) by the service.
+ * Creation and edits (tools.md §5.2, platform.md §9): each route's body, and the equivalent tool's arguments derived
+ * from it (plus the ids the path carries). Shapes and limits are checked here; domain rules (blank titles, criteria,
+ * dependencies) by the service.
  */
-const OPERATIONAL = ['in_progress', 'to_verify'] as const;
-const MARKS = ['passed', 'failed', 'pending'] as const;
-const SELF_CHECK_MARKS = ['passed', 'failed'] as const;
-const STORY_POINTS = { minimum: 0, maximum: 1000 };
-
 export class NewTaskDto {
-  @TextField({ maxLength: 200, description: 'Title, 1-200 characters' })
+  @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Task title, 1-200 characters' })
   title: string;
 
-  @TextField({ optional: true, nullable: true, maxLength: 100_000, description: 'Markdown description; @mentions notify' })
-  description?: string | null;
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Markdown description, at most 100000 characters; @mentions notify' })
+  description?: string;
 
-  @EnumField(PRIORITIES, { optional: true, nullable: true, description: 'Priority (default medium)' })
-  priority?: Priority | null;
+  @EnumField(PRIORITIES, { optional: true, description: 'Priority (default medium)' })
+  priority?: Priority;
 
-  @NumberField({ optional: true, nullable: true, ...STORY_POINTS })
-  storyPoints?: number | null;
+  @NumberField({ optional: true, ...STORY_POINTS, description: 'Estimate, 0-1000' })
+  storyPoints?: number;
 
-  @ListField(CriterionDto, { minItems: 1, maxItems: 50, description: 'Acceptance criteria, 1-50 items' })
+  @ListField(CriterionDto, { minItems: 1, maxItems: MAX_CRITERIA, description: 'Acceptance criteria, 1-50 items; at least one with a non-blank description' })
   acceptanceCriteriaItems: CriterionDto[];
 
-  @TextField({ optional: true, nullable: true, minLength: 1, maxLength: 64, description: 'Batch-local id other items of this call can depend on' })
+  @TextField({ optional: true, minLength: 1, maxLength: MAX_DRAFT_ID_LENGTH, description: 'Batch-local id, unique in this call, that other items can depend on' })
   @MinLength(1)
-  draftUuid?: string | null;
+  draftUuid?: string;
 
-  @TextListField({ optional: true, nullable: true, description: 'draftUuids of other items of this call' })
-  dependsOnDraftUuids?: string[] | null;
+  // The service names an unknown or empty draft id on REST.
+  @TextListField({
+    optional: true,
+    limits: 'service',
+    minLength: 1,
+    maxLength: MAX_DRAFT_ID_LENGTH,
+    description: 'draftUuids of other items of this call that must finish first',
+  })
+  dependsOnDraftUuids?: string[];
 
-  @UuidListField({ optional: true, nullable: true, description: 'Existing tasks this one depends on' })
-  dependsOnTaskUuids?: string[] | null;
+  @UuidListField({ optional: true, description: 'Existing tasks of the project that must finish first' })
+  dependsOnTaskUuids?: string[];
 
-  @ListField(ReferenceInputDto, { optional: true, nullable: true, maxItems: 10, description: 'Up to 10 external links' })
-  references?: ReferenceInputDto[] | null;
+  @ListField(ReferenceInputDto, { optional: true, maxItems: MAX_REFERENCES_ON_CREATE, description: 'Up to 10 external links to attach' })
+  references?: ReferenceInputDto[];
 }
 
 export class CreateTasksDto {
-  @UuidField({ optional: true, nullable: true, description: 'An approved proposal of the project the tasks belong to' })
-  proposalUuid?: string | null;
+  @UuidField({ optional: true, description: 'An approved proposal of the same project the tasks belong to' })
+  proposalUuid?: string;
 
-  @ListField(NewTaskDto, { minItems: 1, maxItems: 50, description: '1-50 tasks, created all-or-nothing' })
+  @ListField(NewTaskDto, { minItems: 1, maxItems: MAX_TASKS_PER_CALL, description: '1-50 tasks, created all or nothing, returned in input order' })
   tasks: NewTaskDto[];
 }
 
-export class UpdateTaskDto {
-  @EnumField(OPERATIONAL, { optional: true, nullable: true, description: 'Start, submit or pull back (assignee only)' })
-  status?: (typeof OPERATIONAL)[number] | null;
+export class CreateTasksArgsDto extends IntersectionType(UuidArgs('projectUuid', 'The project to create the tasks in'), CreateTasksDto) {}
 
-  @TextField({ optional: true, maxLength: 200 })
+export class UpdateTaskDto {
+  @EnumField(OPERATIONAL_STATUSES, {
+    optional: true,
+    description: 'Assignee only: in_progress (from assigned or to_verify) or to_verify (from in_progress)',
+  })
+  status?: OperationalStatus;
+
+  @TextField({ optional: true, minLength: 1, maxLength: MAX_TITLE, description: 'New title, 1-200 characters' })
   title?: string;
 
-  @TextField({ optional: true, maxLength: 100_000 })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New description, at most 100000 characters' })
   description?: string;
 
-  @EnumField(PRIORITIES, { optional: true })
+  @EnumField(PRIORITIES, { optional: true, description: 'New priority' })
   priority?: Priority;
 
-  @NumberField({ optional: true, nullable: true, ...STORY_POINTS })
+  @NumberField({ optional: true, nullable: true, ...STORY_POINTS, description: 'New estimate 0-1000, or null to clear it' })
   storyPoints?: number | null;
 
-  @ListField(CriterionDto, { optional: true, minItems: 1, maxItems: 50, description: 'Replaces all criteria, discarding their marks' })
+  @ListField(CriterionDto, { optional: true, minItems: 1, maxItems: MAX_CRITERIA, description: 'Replaces every criterion and discards their marks; 1-50 items' })
   acceptanceCriteriaItems?: CriterionDto[];
 
-  @UuidListField({ optional: true, description: 'Prerequisite tasks to add' })
+  @UuidListField({ optional: true, description: 'Tasks of the same project this task now depends on' })
   addDependsOn?: string[];
 
-  @UuidListField({ optional: true, description: 'Prerequisite tasks to remove' })
+  @UuidListField({ optional: true, description: 'Prerequisites to remove' })
   removeDependsOn?: string[];
 }
 
-export class AssignTaskDto {
-  @EnumField(['user', 'agent'])
-  assigneeType: 'user' | 'agent';
-
-  @UuidField({ description: 'A user, or a non-archived agent holding task:write, of the company' })
-  assigneeUuid: string;
+/** A tool-only argument: the caller's session, recorded on the activity and counted as a heartbeat. */
+export class CallSessionDto {
+  @UuidField({ optional: true, description: 'One of your active sessions; recorded on the activity and counted as a heartbeat' })
+  sessionUuid?: string;
 }
 
-export class SubmitTaskDto {
-  @TextField({ optional: true, nullable: true, maxLength: 10_000, description: 'What was done' })
-  summary?: string | null;
-}
-
-export class ReopenTaskDto {
-  @BooleanField({ optional: true, description: 'Reopen even while prerequisites are unresolved (default false)' })
-  force?: boolean;
-}
-
-export class CloseTaskDto {
-  @TextField({ optional: true, nullable: true, maxLength: 2000 })
-  reason?: string | null;
-}
-
-export class VerificationMarkDto {
-  @UuidField({ description: 'A criterion of this task' })
-  uuid: string;
-
-  @EnumField(MARKS)
-  status: (typeof MARKS)[number];
-
-  @TextField({ optional: true, nullable: true, maxLength: 2000 })
-  evidence?: string | null;
-}
-
-export class MarkCriteriaDto {
-  @ListField(VerificationMarkDto, { minItems: 1, maxItems: 50, description: '1-50 marks' })
-  criteria: VerificationMarkDto[];
-}
-
-export class SelfCheckMarkDto {
-  @UuidField({ description: 'A criterion of this task' })
-  uuid: string;
-
-  @EnumField(SELF_CHECK_MARKS)
-  devStatus: (typeof SELF_CHECK_MARKS)[number];
-
-  @TextField({ optional: true, nullable: true, maxLength: 2000 })
-  devEvidence?: string | null;
-}
-
-export class SelfCheckDto {
-  @ListField(SelfCheckMarkDto, { minItems: 1, maxItems: 50, description: '1-50 self-check marks' })
-  criteria: SelfCheckMarkDto[];
-}
-
-export class WorkReportDto {
-  @TextField({ minLength: 1, maxLength: 20_000, description: 'The report, stored as a comment by the caller' })
-  report: string;
-
-  @EnumField(OPERATIONAL, { optional: true, nullable: true, description: 'Optional status move in the same call' })
-  status?: (typeof OPERATIONAL)[number] | null;
-}
+export class UpdateTaskArgsDto extends IntersectionType(UuidArgs('taskUuid', 'The task'), UpdateTaskDto, CallSessionDto) {}

@@ -1,0 +1,79 @@
+import { DECORATORS } from '@nestjs/swagger';
+
+export type JsonSchema = Record<string, unknown>;
+
+/** What `@ApiProperty` records for one property (the subset the field decorators of fields.ts write). */
+interface PropertyMetadata {
+  type?: unknown;
+  isArray?: boolean;
+  required?: boolean;
+  nullable?: boolean;
+  description?: string;
+  items?: JsonSchema;
+  [constraint: string]: unknown;
+}
+
+const VALUE_KEYS = ['enum', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum'] as const;
+const SCALARS = new Map<unknown, string>([
+  [String, 'string'],
+  [Number, 'number'],
+  [Boolean, 'boolean'],
+  ['string', 'string'],
+  ['number', 'number'],
+  ['integer', 'integer'],
+  ['boolean', 'boolean'],
+]);
+
+/**
+ * The JSON Schema of a DTO class, built from the OpenAPI metadata its field decorators recorded — the same metadata
+ * /api/docs is generated from, so a tool's `inputSchema` and a route's body schema cannot drift apart. Nested DTOs are
+ * inlined; every object is closed (`additionalProperties: false`), as the validator refuses unknown fields; a
+ * nullable field is `anyOf [schema, null]`. Meant to run once at boot.
+ */
+export function dtoJsonSchema(dto: abstract new () => object): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [name, meta] of dtoProperties(dto)) {
+    properties[name] = propertySchema(meta, `${dto.name}.${name}`);
+    if (meta.required !== false) required.push(name);
+  }
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+/** The DTO classes of a DTO's nested fields (a nested object or a list of them), by field name. */
+export function nestedDtos(dto: abstract new () => object): Map<string, new () => object> {
+  const nested = new Map<string, new () => object>();
+  for (const [name, meta] of dtoProperties(dto)) if (typeof meta.type === 'function' && !SCALARS.has(meta.type)) nested.set(name, meta.type as new () => object);
+  return nested;
+}
+
+function dtoProperties(dto: abstract new () => object): Array<[string, PropertyMetadata]> {
+  const proto = dto.prototype as object;
+  const keys = (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, proto) as string[] | undefined) ?? [];
+  // Stored as ":name".
+  return keys.map((key) => [key.slice(1), Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, proto, key.slice(1)) as PropertyMetadata]);
+}
+
+function propertySchema(meta: PropertyMetadata, where: string): JsonSchema {
+  const value = meta.isArray || meta.type === 'array' ? arraySchema(meta, where) : valueSchema(meta, where);
+  const schema = meta.nullable ? { anyOf: [value, { type: 'null' }] } : value;
+  return meta.description === undefined ? schema : { description: meta.description, ...schema };
+}
+
+function arraySchema(meta: PropertyMetadata, where: string): JsonSchema {
+  const items = meta.type === 'array' ? { ...meta.items } : valueSchema({ type: meta.type }, where);
+  return { type: 'array', items, ...pick(meta, ['minItems', 'maxItems']) };
+}
+
+function valueSchema(meta: PropertyMetadata, where: string): JsonSchema {
+  const scalar = SCALARS.get(meta.type);
+  if (scalar) return { type: scalar, ...pick(meta, VALUE_KEYS) };
+  if (typeof meta.type === 'function') return dtoJsonSchema(meta.type as new () => object);
+  throw new Error(`${where}: no JSON Schema for property type ${String(meta.type)}`);
+}
+
+function pick(meta: PropertyMetadata, keys: readonly string[]): JsonSchema {
+  const out: JsonSchema = {};
+  for (const k of keys) if (meta[k] !== undefined) out[k] = meta[k];
+  return out;
+}
