@@ -13,7 +13,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { pino } from 'pino';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
-import { parseListQuery } from '../src/modules/notifications/domain/notification-input.js';
+import { parseListQuery } from '../src/modules/notifications/domain/notification-request.rules.js';
 import { INBOX_SQL, listSql, type Recipient } from '../src/modules/notifications/notification.queries.js';
 import { scratchDatabase } from './lib/scratch-db.js';
 import { startServiceProcess } from './lib/service-process.js';

@@ -81,10 +81,10 @@ describe('scanSource', () => {
 
   it('asks the resolver about imported functions, and reports an untraceable instance as unnamed', () => {
     const src = `
-      import { lockTask } from './task-lifecycle.js';
+      import { lockTask } from './task-lifecycle.steps.js';
       const a = await lockTask(tx, uuid); await em.save(a);
       const b = somethingElse(); await em.save(b);`;
-    const resolver = (spec, name) => new Set(spec === './task-lifecycle.js' && name === 'lockTask' ? ['TaskEntity'] : []);
+    const resolver = (spec, name) => new Set(spec === './task-lifecycle.steps.js' && name === 'lockTask' ? ['TaskEntity'] : []);
     expect(scanSource(src, 'src/modules/tasks/x.ts', ENTITIES, resolver).map((w) => w.table)).toEqual(['task', null]);
   });
 
@@ -101,11 +101,11 @@ describe('scanSource', () => {
 
 describe('violations', () => {
   it('fails a module writing a table it does not own, naming file, line, module and table', () => {
-    const writes = scan('src/modules/tasks/task-lifecycle.ts', `\n\nawait em.query('UPDATE agent_session SET last_active_at = now() WHERE uuid = $1', [u]);`);
+    const writes = scan('src/modules/tasks/task-lifecycle.steps.ts', `\n\nawait em.query('UPDATE agent_session SET last_active_at = now() WHERE uuid = $1', [u]);`);
     const bad = violations(writes, owners, []);
     expect(bad).toHaveLength(1);
     expect(bad[0].message).toBe(
-      "src/modules/tasks/task-lifecycle.ts:3: module 'tasks' writes table 'agent_session' owned by module 'sessions' (SQL UPDATE); call the owner's service instead",
+      "src/modules/tasks/task-lifecycle.steps.ts:3: module 'tasks' writes table 'agent_session' owned by module 'sessions' (SQL UPDATE); call the owner's service instead",
     );
   });
 

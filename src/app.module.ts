@@ -12,8 +12,8 @@ import { DocumentsModule } from './modules/documents/index.js';
 import { ProposalsModule } from './modules/proposals/index.js';
 import { NotificationsModule } from './modules/notifications/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
-import { SessionModule } from './modules/sessions/session.module.js';
-import { TaskModule } from './modules/tasks/index.js';
+import { SessionsModule } from './modules/sessions/sessions.module.js';
+import { TasksModule } from './modules/tasks/index.js';
 import { ToolsModule } from './modules/tools/index.js';
 
 @Module({})
@@ -28,8 +28,8 @@ export class AppModule {
         CollaborationModule,
         ProjectsModule,
         IdeasModule,
-        TaskModule,
-        SessionModule,
+        TasksModule,
+        SessionsModule,
         ProposalsModule,
         DocumentsModule,
         NotificationsModule,

@@ -2,7 +2,7 @@ import { ActivityEntity } from './modules/collaboration/activity.entity.js';
 import { CommentEntity, MentionEntity, ReferenceEntity } from './modules/collaboration/collaboration.entity.js';
 import { DocumentEntity } from './modules/documents/document.entity.js';
 import { ElaborationQuestionEntity, ElaborationRoundEntity, IdeaEntity } from './modules/ideas/idea.entity.js';
-import { AgentApiKeyEntity, AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './modules/identity/identity.entities.js';
+import { AgentApiKeyEntity, AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './modules/identity/identity.entity.js';
 import { NotificationEntity, NotificationPreferenceEntity } from './modules/notifications/notification.entity.js';
 import { ProjectEntity, ProjectGroupEntity } from './modules/projects/project.entity.js';
 import { ProposalEntity } from './modules/proposals/proposal.entity.js';

@@ -4,14 +4,14 @@ import { PersonResolver } from '../../src/shared/database/person.js';
 import { countComments, listForTarget, ReferenceService } from '../../src/modules/collaboration/index.js';
 import { acceptanceStatus, acceptanceSummary } from '../../src/modules/tasks/domain/task-transition.js';
 import { AcceptanceCriterionEntity, TaskEntity } from '../../src/modules/tasks/task.entity.js';
-import { TaskReader } from '../../src/modules/tasks/task.reader.js';
+import { TaskQueries } from '../../src/modules/tasks/task.queries.js';
 import { taskPeople, toCriterionRecord, toTaskSummary } from '../../src/modules/tasks/task.records.js';
 import { TaskFactory } from '../factories/task.factory.js';
 import { createHarness } from '../utils/harness.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /*
- * TaskReader.load reads a whole TaskRecord in one statement (JSON aggregates, timestamps as text). This test holds
+ * TaskQueries.load reads a whole TaskRecord in one statement (JSON aggregates, timestamps as text). This test holds
  * it to the plain query-by-query assembly it replaced (kept below as the reference) on tasks covering every part of
  * the record: marks by agents and users, unknown people, fractional story points, unicode and escapes, dependency
  * and session ordering, checked-out sessions, every status; outside and inside a transaction.
@@ -46,7 +46,7 @@ async function referenceRecord(em: EntityManager, task: TaskEntity) {
   };
 }
 
-describe('TaskReader.load (one statement)', () => {
+describe('TaskQueries.load (one statement)', () => {
   let tdb: TestDatabase;
   afterAll(() => tdb.drop());
   it('equals the query-by-query record for every task', async () => {
@@ -84,20 +84,20 @@ describe('TaskReader.load (one statement)', () => {
     let checked = 0;
     for (const task of all) {
       const expected = await referenceRecord(tdb.dataSource.manager, task);
-      const actual = await TaskReader.load(tdb.dataSource.manager, task.companyUuid, task.uuid);
+      const actual = await TaskQueries.load(tdb.dataSource.manager, task.companyUuid, task.uuid);
       expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
       expect(actual).toEqual(expected);
-      const inTx = await tdb.dataSource.transaction((em) => TaskReader.record(em, task));
+      const inTx = await tdb.dataSource.transaction((em) => TaskQueries.record(em, task));
       expect(JSON.stringify(inTx)).toBe(JSON.stringify(expected));
       checked++;
     }
     expect(checked).toBe(all.length);
-    const main = (await TaskReader.load(tdb.dataSource.manager, w.companyUuid, t.uuid))!;
+    const main = (await TaskQueries.load(tdb.dataSource.manager, w.companyUuid, t.uuid))!;
     expect(main.references.map((r) => r.createdBy.name)).toContain('(unknown)');
     expect(main.acceptanceCriteriaItems.map((c) => [c.devMarkedBy?.type ?? null, c.markedBy?.type ?? null])).toEqual([['agent', null], [null, 'user'], ['agent', null]]);
     expect(main.activeSessions.map((s) => s.sessionName)).toEqual(['w1', 'w3']);
     expect(main.storyPoints).toBe(2.5);
     // Another company's task is not found.
-    expect(await TaskReader.load(tdb.dataSource.manager, randomUUID(), t.uuid)).toBeNull();
+    expect(await TaskQueries.load(tdb.dataSource.manager, randomUUID(), t.uuid)).toBeNull();
   });
 });

@@ -3,7 +3,7 @@ export type { CommentEntity, MentionEntity, ReferenceEntity } from './collaborat
 export type { CommentTargetType, ReferenceTargetType, ReferenceType } from './collaboration.entity.js';
 export type { CommentRecord, ReferenceRecord, ActivityRecord } from './collaboration.records.js';
 export { toReferenceRecord } from './collaboration.records.js';
-export * from './domain/reference-input.js';
+export * from './domain/reference.rules.js';
 export { parseMentions, newMentions, snippet, snippet as mentionSnippet, MAX_MENTIONS_PER_TEXT } from './domain/mentions.js';
 export type { MentionTarget, MentionType } from './domain/mentions.js';
 export { resolveTarget, parseTargetType, TARGET_TYPES, TARGET_DISPLAY_NAMES } from './target.js';
@@ -18,6 +18,6 @@ export { MentionService } from './mention.service.js';
 export type { ListActivityInput } from './activity.service.js';
 export { SearchService, SEARCH_ENTITY_TYPES } from './search.service.js';
 export type { SearchInput, SearchResult, SearchCounts, Mentionable, SearchEntityType, SearchScope } from './search.service.js';
-export { validMentionTargets } from './mention-targets.js';
-export { deleteTargetCollaboration } from './target-cleanup.js';
+export { validMentionTargets } from './mention-targets.queries.js';
+export { deleteTargetCollaboration } from './target-cleanup.steps.js';
 export { ReferenceInputDto } from './dto/reference-input.dto.js';

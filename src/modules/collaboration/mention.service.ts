@@ -6,7 +6,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import type { MentionSource, RecordedMention } from '../../shared/event-bus/events.js';
 import { MentionEntity } from './collaboration.entity.js';
 import { newMentions } from './domain/mentions.js';
-import { validMentionTargets } from './mention-targets.js';
+import { validMentionTargets } from './mention-targets.queries.js';
 
 /** The `mention` table's writer (notifications.md §5): only the mentions a text newly gained, of valid targets. */
 @Injectable()

@@ -9,7 +9,7 @@ import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { ReferenceEntity, type ReferenceTargetType } from './collaboration.entity.js';
 import { toReferenceRecord, type ReferenceRecord } from './collaboration.records.js';
-import { MAX_REFERENCES_PER_TARGET, validateReference, type ReferenceInput, type ValidReference } from './domain/reference-input.js';
+import { MAX_REFERENCES_PER_TARGET, validateReference, type ReferenceInput, type ValidReference } from './domain/reference.rules.js';
 import { parseTargetType, resolveTarget, type ResolvedTarget } from './target.js';
 
 export const REFERENCE_TARGET_TYPES: readonly ReferenceTargetType[] = ['idea', 'proposal', 'task'];

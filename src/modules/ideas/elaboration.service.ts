@@ -5,7 +5,7 @@ import { hasPermission, type Actor } from '../../shared/auth/actor.js';
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
-import { checkAnswers, MAX_ROUNDS, skipReason, validateRound, type AnswerInput, type QuestionInput } from './domain/elaboration-input.js';
+import { checkAnswers, MAX_ROUNDS, skipReason, validateRound, type AnswerInput, type QuestionInput } from './domain/elaboration.rules.js';
 import { matchesActor } from '../identity/index.js';
 import { elaborationState, type ElaborationState } from './elaboration.records.js';
 import { ElaborationQuestionEntity, ElaborationRoundEntity, IdeaEntity } from './idea.entity.js';

@@ -4,7 +4,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { identitySql } from '../../shared/auth/identity-rule.js';
 import type { DerivedStatus } from './domain/derived-status.js';
 import type { ElaborationStatus, IdeaStatus } from './idea.entity.js';
-import { loadIdeaStatusView } from './idea-facts.query.js';
+import { loadIdeaStatusView } from './idea-facts.queries.js';
 import { iso } from './idea.records.js';
 
 export interface IdeaTrackerItem {

@@ -3,7 +3,7 @@ import { PersonResolver, type Person, type PersonRef } from '../../shared/databa
 import { listForTarget, type ReferenceRecord } from '../collaboration/index.js';
 import type { DerivedStatus } from './domain/derived-status.js';
 import type { ElaborationDepth, ElaborationStatus, IdeaEntity, IdeaStatus } from './idea.entity.js';
-import { loadIdeaStatusView, type IdeaStatusView } from './idea-facts.query.js';
+import { loadIdeaStatusView, type IdeaStatusView } from './idea-facts.queries.js';
 
 /** Record shapes of tools.md §5.9 for ideas. */
 export interface Assignee extends Person {

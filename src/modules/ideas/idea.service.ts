@@ -9,8 +9,8 @@ import { offsetOf, paging, type PageResult } from '../../shared/validation/pagin
 import { deleteTargetCollaboration, insertReferences } from '../collaboration/index.js';
 import { matchesActor, requireAssignable } from '../identity/index.js';
 import { findProject } from '../projects/index.js';
-import { ideaContent, ideaReferences, ideaTitle } from './domain/idea-input.js';
-import { moveIdea, type MovedCounts } from './idea-move.js';
+import { ideaContent, ideaReferences, ideaTitle } from './domain/idea.rules.js';
+import { moveIdea, type MovedCounts } from './idea-move.steps.js';
 import { IdeaEntity, type IdeaStatus } from './idea.entity.js';
 import { ideaRecord, ideaSummaries, type IdeaRecord, type IdeaSummary } from './idea.records.js';
 import type { CreateIdeaArgsDto, EditIdeaArgsDto } from './dto/idea.dto.js';

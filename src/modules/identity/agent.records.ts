@@ -1,5 +1,5 @@
 import { effectivePermissions } from '../../shared/auth/permissions.js';
-import type { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entities.js';
+import type { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entity.js';
 
 export interface AgentRecord {
   uuid: string;

@@ -5,7 +5,7 @@ import { canonicalPermissions, isPermission, isPreset, type Permission, type Pre
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { closeAgentSessions } from '../sessions/index.js';
-import { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entities.js';
+import { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entity.js';
 import { newApiKey } from './domain/credentials.js';
 import { toAgentRecord, toApiKeyRecord, type AgentRecord, type ApiKeyRecord } from './agent.records.js';
 

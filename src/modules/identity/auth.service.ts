@@ -6,7 +6,7 @@ import { CredentialResolver, type AuthContext } from '../../shared/auth/auth-con
 import { effectivePermissions } from '../../shared/auth/permissions.js';
 import { preparedQuery } from '../../shared/database/prepared.js';
 import { RateLimitedError, UnauthorizedError } from '../../shared/errors/app-error.js';
-import { AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './identity.entities.js';
+import { AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './identity.entity.js';
 import { dummyPasswordHash, looksLikeApiKey, newSessionToken, sha256Hex, verifyPassword } from './domain/credentials.js';
 import { LoginThrottle } from './login-throttle.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
-import { CompanyEntity, UserEntity } from './identity.entities.js';
+import { CompanyEntity, UserEntity } from './identity.entity.js';
 import { hashPassword } from './domain/credentials.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -19,8 +19,8 @@ import {
   type NotifiedEntityType,
   type PlannedNotification,
   type Ref,
-} from './domain/notification-rules.js';
-import { archivedAgents, ideaCreators, loadEntities, preferencesOf, projectNames, type EntityRow } from './notification-facts.js';
+} from './domain/notification.rules.js';
+import { archivedAgents, ideaCreators, loadEntities, preferencesOf, projectNames, type EntityRow } from './notification-facts.queries.js';
 import { NotificationEntity } from './notification.entity.js';
 import { countUnreadMany, publishFrame } from './notification.queries.js';
 

@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor, SessionOrKey } from '../../shared/auth/decorators.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
-import { etagMatches } from './domain/notification-input.js';
-import { PREFERENCE_FIELDS } from './domain/notification-rules.js';
+import { etagMatches } from './domain/notification-request.rules.js';
+import { PREFERENCE_FIELDS } from './domain/notification.rules.js';
 import { NotificationService } from './notification.service.js';
 
 /**

@@ -3,8 +3,8 @@ import { preparedQuery } from '../../shared/database/prepared.js';
 import type { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import type { NotificationFrame } from '../../shared/event-bus/events.js';
 import type { MetricsService } from '../../shared/metrics/metrics.service.js';
-import type { ListQuery } from './domain/notification-input.js';
-import type { Ref } from './domain/notification-rules.js';
+import type { ListQuery } from './domain/notification-request.rules.js';
+import type { Ref } from './domain/notification.rules.js';
 import { NOTIFICATION_COLUMNS } from './notification.records.js';
 
 /** Whose inbox a query reads: the authenticated caller, always inside its company. */

@@ -1,6 +1,6 @@
 import type { ActorType } from '../../shared/auth/actor.js';
 import type { EntityType } from '../../shared/event-bus/events.js';
-import type { PreferenceField } from './domain/notification-rules.js';
+import type { PreferenceField } from './domain/notification.rules.js';
 
 /** notifications.md §1: the JSON form used by every route and tool (`companyUuid`, `updatedAt` stay inside). */
 export interface NotificationRecord {

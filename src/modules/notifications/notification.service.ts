@@ -16,8 +16,8 @@ import {
   type AgentListInput,
   type ListQuery,
   type MarkReadInput,
-} from './domain/notification-input.js';
-import { PREFERENCE_FIELDS, type PreferenceField } from './domain/notification-rules.js';
+} from './domain/notification-request.rules.js';
+import { PREFERENCE_FIELDS, type PreferenceField } from './domain/notification.rules.js';
 import {
   NOTIFICATION_COLUMNS,
   toCheckinNotification,

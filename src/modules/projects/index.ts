@@ -1,5 +1,5 @@
 export type { ProjectEntity, ProjectGroupEntity } from './project.entity.js';
-export { findProject } from './project-lookup.js';
+export { findProject } from './project.queries.js';
 export { ProjectsModule } from './projects.module.js';
 export { ProjectService, type ProjectUpdate } from './project.service.js';
 export { ProjectGroupService } from './project-group.service.js';

@@ -7,7 +7,7 @@ import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner } from '../../shared/database/transaction-runner.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { recentActivities } from '../collaboration/index.js';
-import { completionRate, projectDescription, projectName } from './domain/project-input.js';
+import { completionRate, projectDescription, projectName } from './domain/project.rules.js';
 import { ProjectEntity, ProjectGroupEntity } from './project.entity.js';
 import { iso, type GroupDashboard, type GroupRecord, type GroupSummary } from './project.records.js';
 

@@ -7,7 +7,7 @@ import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner } from '../../shared/database/transaction-runner.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { TASK_STATUSES, type TaskStatus } from '../tasks/index.js';
-import { projectDescription, projectName } from './domain/project-input.js';
+import { projectDescription, projectName } from './domain/project.rules.js';
 import { ProjectEntity, ProjectGroupEntity } from './project.entity.js';
 import { PROJECT_SUMMARY_SQL, toProjectSummary, type ProjectRecord, type ProjectSummary, type ProjectSummaryRow } from './project.records.js';
 

@@ -6,7 +6,7 @@ import { createTasksFromProposal } from '../tasks/index.js';
 import { checkProposalTransition } from './domain/proposal-state.js';
 import { reviewNote } from '../../shared/validation/text-rules.js';
 import type { ProposalStatus } from './proposal.entity.js';
-import { lockProposal } from './proposal.guards.js';
+import { lockProposal } from './proposal.checks.js';
 import type { OptionalReviewArgsDto as ReviewInput } from './dto/proposal.dto.js';
 import { loadProposalRecord, type ProposalRecord } from './proposal.records.js';
 

@@ -7,7 +7,7 @@ import { deleteDocumentsOfRevokedProposal } from '../documents/index.js';
 import { closeTasksOfRevokedProposal } from '../tasks/index.js';
 import { checkProposalTransition } from './domain/proposal-state.js';
 import type { ProposalStatus } from './proposal.entity.js';
-import { lockProposal, mayReview } from './proposal.guards.js';
+import { lockProposal, mayReview } from './proposal.checks.js';
 import type { OptionalReviewArgsDto as ReviewInput } from './dto/proposal.dto.js';
 import { loadProposalRecord, type ProposalRecord } from './proposal.records.js';
 

@@ -16,7 +16,7 @@ import * as drafts from './domain/proposal-drafts.js';
 import { checkProposalTransition, type ProposalTrigger } from './domain/proposal-state.js';
 import { validateProposal, type ValidationIssue } from './domain/proposal-validation.js';
 import { reviewNote, titleText } from '../../shared/validation/text-rules.js';
-import { feedWarnings, findInputs, inputDocuments, inputIdeas, lockProposal, mayReview } from './proposal.guards.js';
+import { feedWarnings, findInputs, inputDocuments, inputIdeas, lockProposal, mayReview } from './proposal.checks.js';
 import { ProposalEntity, type ProposalStatus } from './proposal.entity.js';
 import { loadProposalRecord, loadProposalSummaries, type ProposalRecord, type ProposalSummary } from './proposal.records.js';
 import type { DocumentDraftArgsDto, DraftArgsDto, TaskDraftArgsDto, UpdateDocumentDraftArgsDto, UpdateTaskDraftArgsDto } from './dto/proposal-draft.dto.js';

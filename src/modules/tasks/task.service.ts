@@ -9,19 +9,19 @@ import { deleteTargetCollaboration, writeComment } from '../collaboration/index.
 import { requireAssignable } from '../identity/index.js';
 import { deleteTaskCheckins, useSessionForCall } from '../sessions/index.js';
 import { normalizeCriteria } from './domain/criteria.js';
-import { isResolved } from './domain/dependency-rules.js';
+import { isResolved } from './domain/dependency.rules.js';
 import { cleanTitle, distinctUuids, MAX_WORK_REPORT, requiredText, type MarkInput, type MarkStatus, type OperationalStatus } from './domain/task-fields.js';
 import type { TaskStatus } from './domain/task-transition.js';
 import type { MarkCriteriaArgsDto, SelfCheckArgsDto } from './dto/task-action.dto.js';
 import type { UpdateTaskArgsDto } from './dto/task.dto.js';
 import { AcceptanceCriterionEntity, TaskEntity, type Priority } from './task.entity.js';
-import { createTasksWithin, prepareTasks, type CreateTasksInput } from './task-create.js';
-import { editDependencies, lockProjectDependencies } from './task-dependencies.js';
-import { HELD_STATUSES, isAssignee, lockTask, moveTask, reloadTask } from './task-lifecycle.js';
-import { TaskReader } from './task.reader.js';
+import { createTasksWithin, prepareTasks, type CreateTasksInput } from './task-create.steps.js';
+import { editDependencies, lockProjectDependencies } from './task-dependencies.steps.js';
+import { HELD_STATUSES, isAssignee, lockTask, moveTask, reloadTask } from './task-lifecycle.steps.js';
+import { TaskQueries } from './task.queries.js';
 import type { TaskRecord, TaskRecordWithHints, TaskSummary } from './task.records.js';
-import { requireProject } from './task-scope.js';
-import { applyMarks, replaceCriteria } from './task-criteria.js';
+import { requireProject } from './task-scope.queries.js';
+import { applyMarks, replaceCriteria } from './task-criteria.steps.js';
 
 export interface TaskListInput extends PagingInput {
   projectUuid: string;
@@ -81,14 +81,14 @@ export class TaskService {
   }
 
   async get(actor: Actor, input: { taskUuid: string }): Promise<TaskRecord> {
-    const record = isUuid(input.taskUuid) ? await TaskReader.load(this.db.manager, actor.companyUuid, input.taskUuid) : null;
+    const record = isUuid(input.taskUuid) ? await TaskQueries.load(this.db.manager, actor.companyUuid, input.taskUuid) : null;
     if (!record) throw new NotFoundError('Task');
     return record;
   }
 
   /** One task's summary (check-in results). */
   async summary(actor: Actor, taskUuid: string): Promise<TaskSummary> {
-    const [s] = await TaskReader.summaries(this.db.manager, actor.companyUuid, [taskUuid]);
+    const [s] = await TaskQueries.summaries(this.db.manager, actor.companyUuid, [taskUuid]);
     if (!s) throw new NotFoundError('Task');
     return s;
   }
@@ -98,7 +98,7 @@ export class TaskService {
   async createTasks(actor: Actor, input: CreateTasksInput): Promise<{ tasks: TaskSummary[] }> {
     const prepared = prepareTasks(input.tasks);
     const uuids = await this.runner.run(actor, (tx) => createTasksWithin(tx, input, prepared));
-    return { tasks: await TaskReader.summaries(this.db.manager, actor.companyUuid, uuids) };
+    return { tasks: await TaskQueries.summaries(this.db.manager, actor.companyUuid, uuids) };
   }
 
   async update(actor: Actor, input: UpdateTaskInput): Promise<TaskRecord> {
@@ -143,7 +143,7 @@ export class TaskService {
         tx.mentions({ sourceType: 'task', sourceUuid: task.uuid, entityType: 'task', entityUuid: task.uuid, entityTitle: task.title, projectUuid: task.projectUuid, before, after: task.description });
       }
       if (status) await this.operationalMove(tx, task, status, STATUS_FORBIDDEN);
-      return TaskReader.record(em, await reloadTask(em, task.uuid));
+      return TaskQueries.record(em, await reloadTask(em, task.uuid));
     });
   }
 
@@ -154,7 +154,7 @@ export class TaskService {
     return this.runner.run(actor, async (tx) => {
       const task = await lockTask(tx, input.taskUuid);
       await this.claimLocked(tx, task);
-      return this.withHints(await TaskReader.record(tx.manager, await reloadTask(tx.manager, task.uuid)));
+      return this.withHints(await TaskQueries.record(tx.manager, await reloadTask(tx.manager, task.uuid)));
     });
   }
 
@@ -186,7 +186,7 @@ export class TaskService {
       const uuid = await requireAssignable(em, actor.companyUuid, type, target.uuid, 'task:write');
       const unchanged = task.status === 'assigned' && task.assigneeType === type && task.assigneeUuid === uuid;
       if (!unchanged) await moveTask(tx, task, 'assign', { assignee: { type, uuid } });
-      return this.withHints(await TaskReader.record(em, await reloadTask(em, task.uuid)));
+      return this.withHints(await TaskQueries.record(em, await reloadTask(em, task.uuid)));
     });
   }
 
@@ -223,7 +223,7 @@ export class TaskService {
       if (!(await isAssignee(em, actor, task))) throw new ForbiddenError(REPORT_FORBIDDEN);
       if (status) await this.operationalMove(tx, task, status, REPORT_FORBIDDEN);
       const comment = await writeComment(tx, { type: 'task', uuid: task.uuid, projectUuid: task.projectUuid, title: task.title }, report);
-      return { task: await TaskReader.record(em, await reloadTask(em, task.uuid)), commentUuid: comment.uuid };
+      return { task: await TaskQueries.record(em, await reloadTask(em, task.uuid)), commentUuid: comment.uuid };
     });
   }
 
@@ -282,7 +282,7 @@ export class TaskService {
     return this.runner.run(actor, async (tx) => {
       const task = await lockTask(tx, taskUuid);
       await work(tx, task);
-      return TaskReader.record(tx.manager, await reloadTask(tx.manager, task.uuid));
+      return TaskQueries.record(tx.manager, await reloadTask(tx.manager, task.uuid));
     });
   }
 
@@ -320,8 +320,8 @@ export class TaskService {
       params.push(proposalUuids);
       clauses.push(`t.proposal_uuid = ANY($${params.length}::uuid[])`);
     }
-    const { uuids, total } = await TaskReader.page(em, clauses.join(' AND '), params, p.pageSize, offsetOf(p));
-    return { tasks: await TaskReader.summaries(em, actor.companyUuid, uuids), page: p.page, pageSize: p.pageSize, total };
+    const { uuids, total } = await TaskQueries.page(em, clauses.join(' AND '), params, p.pageSize, offsetOf(p));
+    return { tasks: await TaskQueries.summaries(em, actor.companyUuid, uuids), page: p.page, pageSize: p.pageSize, total };
   }
 
   /** `hints` of claim and assign results (tools.md §5.4), present only when there is something to say. */

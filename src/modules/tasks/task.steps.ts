@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ActorType } from '../../shared/auth/actor.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
-import { moveTask } from './task-lifecycle.js';
+import { moveTask } from './task-lifecycle.steps.js';
 import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, type Priority } from './task.entity.js';
 
 /*

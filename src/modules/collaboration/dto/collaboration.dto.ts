@@ -5,7 +5,7 @@ import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import { RequiresField } from '../../../shared/validation/requires-field.js';
 import { MAX_TITLE } from '../../../shared/validation/text-rules.js';
 import { MAX_COMMENT_LENGTH } from '../comment.service.js';
-import { MAX_REFERENCE_NOTES, MAX_URL_LENGTH, REFERENCE_TYPES } from '../domain/reference-input.js';
+import { MAX_REFERENCE_NOTES, MAX_URL_LENGTH, REFERENCE_TYPES } from '../domain/reference.rules.js';
 import { REFERENCE_TARGET_TYPES } from '../reference.service.js';
 import { SEARCH_ENTITY_TYPES, SEARCH_SCOPES, MAX_MENTIONABLES_QUERY, MAX_SEARCH_QUERY } from '../search.service.js';
 import { TARGET_TYPES } from '../target.js';

@@ -1,7 +1,7 @@
 import { EnumField, TextField } from '../../../shared/validation/fields.js';
 import { MAX_TITLE } from '../../../shared/validation/text-rules.js';
 import type { ReferenceType } from '../collaboration.entity.js';
-import { MAX_REFERENCE_NOTES, MAX_URL_LENGTH, REFERENCE_TYPES } from '../domain/reference-input.js';
+import { MAX_REFERENCE_NOTES, MAX_URL_LENGTH, REFERENCE_TYPES } from '../domain/reference.rules.js';
 
 /** One external link given when a record is created (ideas, proposals, tasks); the URL rule is the service's. */
 export class ReferenceInputDto {

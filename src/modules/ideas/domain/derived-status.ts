@@ -3,7 +3,7 @@ import type { ElaborationStatus, IdeaStatus } from '../idea.entity.js';
 /** domain.md §4.2: computed on read, never stored. */
 export type DerivedStatus = 'todo' | 'in_progress' | 'human_conduct_required' | 'done';
 
-/** Everything the rules need about one idea, read in one query (idea-facts.query.ts). */
+/** Everything the rules need about one idea, read in one query (idea-facts.queries.ts). */
 export interface IdeaStatusFacts {
   uuid: string;
   parentUuid: string | null;

@@ -1,6 +1,6 @@
 import { IntersectionType } from '@nestjs/swagger';
 import { BooleanField, EnumField, ListField, TextField, UuidField } from '../../../shared/validation/fields.js';
-import { ELABORATION_DEPTHS, QUESTION_CATEGORIES, ROUND_LIMITS as L } from '../domain/elaboration-input.js';
+import { ELABORATION_DEPTHS, QUESTION_CATEGORIES, ROUND_LIMITS as L } from '../domain/elaboration.rules.js';
 import type { ElaborationDepth } from '../idea.entity.js';
 import { IdeaRefDto } from './idea.dto.js';
 

@@ -4,7 +4,7 @@ import { PagingArgsDto } from '../../../shared/validation/paging-args.dto.js';
 import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
 import { MAX_REFERENCES_ON_CREATE, ReferenceInputDto } from '../../collaboration/index.js';
-import { IDEA_STATUSES } from '../domain/idea-input.js';
+import { IDEA_STATUSES } from '../domain/idea.rules.js';
 import type { IdeaStatus } from '../idea.entity.js';
 
 /**

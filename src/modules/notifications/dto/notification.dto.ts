@@ -1,7 +1,7 @@
 import { IntersectionType } from '@nestjs/swagger';
 import { BooleanField, EnumField, UuidField } from '../../../shared/validation/fields.js';
 import { PagingArgsDto } from '../../../shared/validation/paging-args.dto.js';
-import { AGENT_STATUS_FILTERS, type AgentStatusFilter } from '../domain/notification-input.js';
+import { AGENT_STATUS_FILTERS, type AgentStatusFilter } from '../domain/notification-request.rules.js';
 
 /** Arguments of the agent-facing notification tools (tools.md §5.2, notifications.md §7). */
 class NotificationFilterDto {

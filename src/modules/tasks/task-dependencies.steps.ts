@@ -1,7 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
-import { addDependency, DependencyGraph, SELF_DEPENDENCY_MESSAGE } from './domain/dependency-rules.js';
+import { addDependency, DependencyGraph, SELF_DEPENDENCY_MESSAGE } from './domain/dependency.rules.js';
 import { TaskDependencyEntity, TaskEntity } from './task.entity.js';
 
 /**

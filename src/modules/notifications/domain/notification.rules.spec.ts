@@ -1,4 +1,4 @@
-import { categoryOf, messageFor, planNotifications, PREFERENCE_OF, recipientsFor, type Candidate, type Ref } from './notification-rules.js';
+import { categoryOf, messageFor, planNotifications, PREFERENCE_OF, recipientsFor, type Candidate, type Ref } from './notification.rules.js';
 
 const u = (n: number): Ref => ({ type: 'user', uuid: `0000000${n}-0000-4000-8000-000000000000` });
 const a = (n: number): Ref => ({ type: 'agent', uuid: `a000000${n}-0000-4000-8000-000000000000` });

@@ -3,7 +3,7 @@
  * VALIDATION_ERROR with one `details` entry per problem.
  */
 import { ValidationError, type FieldIssue } from '../../../shared/errors/app-error.js';
-import { PREFERENCE_FIELDS, type PreferenceField } from './notification-rules.js';
+import { PREFERENCE_FIELDS, type PreferenceField } from './notification.rules.js';
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER = /^-?\d+$/;

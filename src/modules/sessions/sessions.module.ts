@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TaskModule } from '../tasks/index.js';
+import { TasksModule } from '../tasks/index.js';
 import { SessionController } from './session.controller.js';
 import { SessionService } from './session.service.js';
 import { SessionTools } from './session.tools.js';
 
 @Module({
-  imports: [TaskModule],
+  imports: [TasksModule],
   controllers: [SessionController],
   providers: [SessionService, SessionTools],
   exports: [SessionService],
 })
-export class SessionModule {}
+export class SessionsModule {}

@@ -1,4 +1,4 @@
-import { checkAnswers, skipReason, validateRound, type QuestionInput } from './elaboration-input.js';
+import { checkAnswers, skipReason, validateRound, type QuestionInput } from './elaboration.rules.js';
 
 const q = (id: string, over: Partial<QuestionInput> = {}): QuestionInput => ({
   id,

@@ -1,5 +1,5 @@
 import { AppError } from '../../../shared/errors/app-error.js';
-import { addDependency, CYCLE_MESSAGE, DependencyGraph, isResolved, SAME_PROJECT_MESSAGE, SELF_DEPENDENCY_MESSAGE } from './dependency-rules.js';
+import { addDependency, CYCLE_MESSAGE, DependencyGraph, isResolved, SAME_PROJECT_MESSAGE, SELF_DEPENDENCY_MESSAGE } from './dependency.rules.js';
 
 const sameProject = (): string => 'p1';
 

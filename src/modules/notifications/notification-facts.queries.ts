@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { ActorType } from '../../shared/auth/actor.js';
-import { PREFERENCE_FIELDS, type NotifiedEntityType, type PreferenceField, type Ref } from './domain/notification-rules.js';
+import { PREFERENCE_FIELDS, type NotifiedEntityType, type PreferenceField, type Ref } from './domain/notification.rules.js';
 
 /** What generation reads about an entity after the mutation (notifications.md §4.2, §4.4). */
 export interface EntityRow {

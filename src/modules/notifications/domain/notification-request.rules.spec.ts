@@ -6,7 +6,7 @@ import {
   parseMarkReadInput,
   parsePreferencesPatch,
   parseReadAllBody,
-} from './notification-input.js';
+} from './notification-request.rules.js';
 
 const P = '3f1c2a4b-5d6e-4f70-8a9b-0c1d2e3f4a5b';
 

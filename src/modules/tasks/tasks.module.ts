@@ -11,4 +11,4 @@ import { TaskTools } from './task.tools.js';
   exports: [TaskService, TaskTrackerService],
   controllers: [TaskController, TaskActionController],
 })
-export class TaskModule {}
+export class TasksModule {}

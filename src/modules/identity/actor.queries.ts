@@ -4,7 +4,7 @@ import { matchesIdentity } from '../../shared/auth/identity-rule.js';
 import { effectivePermissions, type Permission } from '../../shared/auth/permissions.js';
 import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { AgentEntity, UserEntity } from './identity.entities.js';
+import { AgentEntity, UserEntity } from './identity.entity.js';
 
 /*
  * What other modules read of identity inside their own transactions: who owns an agent (the identity rule,

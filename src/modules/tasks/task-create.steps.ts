@@ -4,12 +4,12 @@ import { InvalidStateError, NotFoundError, ValidationError } from '../../shared/
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { insertReferences, validateReference, type ValidReference } from '../collaboration/index.js';
 import { normalizeCriteria, type NormalizedCriterion } from './domain/criteria.js';
-import { addDependency, DependencyGraph } from './domain/dependency-rules.js';
+import { addDependency, DependencyGraph } from './domain/dependency.rules.js';
 import { cleanTitle, distinctUuids } from './domain/task-fields.js';
 import type { CreateTasksArgsDto, NewTaskDto } from './dto/task.dto.js';
 import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, type Priority } from './task.entity.js';
-import { loadPrerequisites } from './task-dependencies.js';
-import { requireProject } from './task-scope.js';
+import { loadPrerequisites } from './task-dependencies.steps.js';
+import { requireProject } from './task-scope.queries.js';
 
 /** The arguments of svc_create_tasks (its REST body plus the project of the path), checked by the DTO. */
 export type NewTaskInput = NewTaskDto;

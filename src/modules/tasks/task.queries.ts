@@ -35,7 +35,7 @@ const peopleOf = (kind: string): string => `
  * decode instead of dozens (BENCHMARKS.md "MCP"). Timestamps come as text, parsed below with pg's own timestamptz
  * parser, and story points as numeric text, so every value is the one the column would have given; orders are the
  * ones the separate queries had. The comment count and references are the collaboration module's tables, read here
- * as TaskReader already reads the session tables.
+ * as TaskQueries already reads the session tables.
  */
 const TASK_RECORD = {
   name: 'svc_task_record',
@@ -95,7 +95,7 @@ const stamp = (text: Stamp): Date | null => (text === null ? null : parseTimesta
  * Loads task records from any EntityManager (the data source for reads, the transaction's manager for results of
  * a mutation). Every query is scoped by company through the task row it starts from.
  */
-export const TaskReader = {
+export const TaskQueries = {
   async acceptanceCounts(em: EntityManager, taskUuids: string[]): Promise<Map<string, { passed: number; total: number }>> {
     const out = new Map<string, { passed: number; total: number }>();
     if (!taskUuids.length) return out;
@@ -113,7 +113,7 @@ export const TaskReader = {
     if (!uuids.length) return [];
     const tasks = await em.find(TaskEntity, { where: { uuid: In(uuids), companyUuid } });
     const byUuid = new Map(tasks.map((t) => [t.uuid, t]));
-    const counts = await TaskReader.acceptanceCounts(em, uuids);
+    const counts = await TaskQueries.acceptanceCounts(em, uuids);
     const people = await PersonResolver.load(em, tasks.flatMap(taskPeople));
     return uuids
       .filter((u) => byUuid.has(u))
@@ -195,7 +195,7 @@ export const TaskReader = {
 
   /** The record of a task row just read (in a mutation: on the transaction's connection, seeing its writes). */
   async record(em: EntityManager, task: TaskEntity): Promise<TaskRecord> {
-    const record = await TaskReader.load(em, task.companyUuid, task.uuid);
+    const record = await TaskQueries.load(em, task.companyUuid, task.uuid);
     if (!record) throw new Error(`task ${task.uuid} vanished while being read`);
     return record;
   },

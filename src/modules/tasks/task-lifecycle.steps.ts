@@ -14,7 +14,7 @@ import {
   type TaskTrigger,
 } from './domain/task-transition.js';
 import { AcceptanceCriterionEntity, TaskEntity } from './task.entity.js';
-import { TaskReader } from './task.reader.js';
+import { TaskQueries } from './task.queries.js';
 
 /** The activity each trigger writes (domain.md §6.2). */
 const ACTIVITY: Record<TaskTrigger, string> = {
@@ -91,7 +91,7 @@ export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, o
     trigger,
     status: task.status,
     callerIsAssignee: await isAssignee(em, actor, task),
-    unresolvedPrerequisites: NEEDS_BLOCKERS.has(trigger) ? await TaskReader.blockers(em, task.uuid) : [],
+    unresolvedPrerequisites: NEEDS_BLOCKERS.has(trigger) ? await TaskQueries.blockers(em, task.uuid) : [],
     acceptance: acceptanceSummary(criteria),
     force: opts.force,
     forbiddenMessage: opts.forbiddenMessage,
