@@ -33,14 +33,14 @@ module.exports = {
         "Only a table's owner writes it (README 'Table ownership'): a module's *.entity.ts files are imported by its " +
         "own files only; other modules call the owner's exported service or read its exported types.",
       from: { path: '^src/modules/([^/]+)/' },
-      to: { path: '^src/modules/[^/]+/[^/]+[.]entit(y|ies)[.]ts$', pathNot: '^src/modules/$1/' },
+      to: { path: '^src/modules/[^/]+/[^/]+[.]entity[.]ts$', pathNot: '^src/modules/$1/' },
     },
     {
       name: 'entity-only-through-bootstrap',
       severity: 'error',
       comment: 'Outside the modules only the bootstrap list src/entities.ts (data source, CLI seed, tests) holds entity classes.',
       from: { path: '^src/', pathNot: ['^src/modules/', '^src/entities[.]ts$'] },
-      to: { path: '^src/modules/[^/]+/[^/]+[.]entit(y|ies)[.]ts$' },
+      to: { path: '^src/modules/[^/]+/[^/]+[.]entity[.]ts$' },
     },
     {
       name: 'entity-exported-as-type',
@@ -49,7 +49,7 @@ module.exports = {
         "A module's index.ts exports its entity classes as types only (`export type`): a class value would let " +
         'another module hand it to TypeORM and write the table.',
       from: { path: '^src/modules/[^/]+/index[.]ts$' },
-      to: { path: '^src/modules/[^/]+/[^/]+[.]entit(y|ies)[.]ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/modules/[^/]+/[^/]+[.]entity[.]ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'shared-without-modules',

@@ -85,7 +85,7 @@ export function checkTree(root) {
   const { owners, errors } = ownersFrom(JSON.parse(readFileSync(join(root, 'src/modules/table-ownership.json'), 'utf8')));
   const files = [...walk(join(root, 'src/modules')), ...walk(join(root, 'src/shared'))];
   const entities = new Map();
-  for (const f of files.filter((p) => /\.entit(y|ies)\.ts$/.test(p))) {
+  for (const f of files.filter((p) => /\.entity\.ts$/.test(p))) {
     for (const [cls, table] of entityClasses(readFileSync(f, 'utf8'), f)) {
       if (table === null) errors.push(`${rel(f)}: @Entity ${cls} must name its table`);
       else if (!owners.has(table)) errors.push(`${rel(f)}: table '${table}' of ${cls} has no owner in src/modules/table-ownership.json`);
