@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Get, Param, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -7,10 +7,11 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { ActivityService } from './activity.service.js';
 import { ListActivityQueryDto } from './dto/collaboration.dto.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 @ApiTags('activity')
 @ApiCookieAuth('session')
-@Controller('api/projects/:uuid/activity')
+@ApiController('api/projects/:uuid/activity')
 export class ActivityController {
   constructor(private readonly activity: ActivityService) {}
 

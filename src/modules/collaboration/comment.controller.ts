@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { Body, Get, Post, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -6,11 +6,12 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { restPaging } from '../../shared/validation/rest-paging.js';
 import { CommentService } from './comment.service.js';
 import { AddCommentDto, ListCommentsQueryDto } from './dto/collaboration.dto.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 /** platform.md §9 comments: append-only; adding one publishes `<targetType> updated`. */
 @ApiTags('comments')
 @ApiCookieAuth('session')
-@Controller('api/comments')
+@ApiController('api/comments')
 export class CommentController {
   constructor(private readonly comments: CommentService) {}
 

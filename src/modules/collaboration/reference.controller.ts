@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Param, Patch, Post } from '@nestjs/common';
+import { Body, Delete, Param, Patch, Post } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -6,13 +6,14 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AddReferenceDto, UpdateReferenceDto } from './dto/collaboration.dto.js';
 import { ReferenceService } from './reference.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const referenceUuid = new UuidParamPipe('Reference');
 
 /** platform.md §9 references: every write publishes `<targetType> updated` of the target. */
 @ApiTags('references')
 @ApiCookieAuth('session')
-@Controller('api/references')
+@ApiController('api/references')
 export class ReferenceController {
   constructor(private readonly references: ReferenceService) {}
 

@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Get, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -6,10 +6,11 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { restPaging } from '../../shared/validation/rest-paging.js';
 import { MentionablesQueryDto, SearchQueryDto } from './dto/collaboration.dto.js';
 import { SearchService } from './search.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 @ApiTags('search')
 @ApiCookieAuth('session')
-@Controller('api')
+@ApiController('api')
 export class SearchController {
   constructor(private readonly search: SearchService) {}
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -7,6 +7,7 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { DocumentService } from './document.service.js';
 import { CreateDocumentDto, CreateReportDto, ListDocumentsQuery, UpdateDocumentDto } from './dto/document.dto.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const PROJECT = new UuidParamPipe('Project');
 const DOCUMENT = new UuidParamPipe('Document');
@@ -14,7 +15,7 @@ const DOCUMENT = new UuidParamPipe('Document');
 /** Documents for the web client (platform.md §9), and a proposal's completion report, which is a document. */
 @ApiTags('documents')
 @ApiCookieAuth('session')
-@Controller('api')
+@ApiController('api')
 export class DocumentController {
   constructor(private readonly documents: DocumentService) {}
 

@@ -3,7 +3,6 @@ import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '../../shared/auth/decorators.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
-import { RawResponse } from '../../shared/http/envelope.interceptor.js';
 import { Lifecycle } from '../../shared/lifecycle.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 
@@ -11,7 +10,6 @@ const DB_CHECK_TIMEOUT_MS = 2000;
 
 @Controller()
 @Public()
-@RawResponse()
 export class HealthController {
   constructor(
     private readonly db: DataSource,

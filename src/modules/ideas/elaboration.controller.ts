@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -6,6 +6,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AnswerElaborationDto, SkipElaborationDto, StartElaborationDto } from './dto/elaboration.dto.js';
 import { ElaborationService } from './elaboration.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const ideaUuid = new UuidParamPipe('Idea');
 
@@ -13,7 +14,7 @@ const ideaUuid = new UuidParamPipe('Idea');
 @ApiTags('ideas')
 @ApiCookieAuth('session')
 @ApiParam({ name: 'uuid', format: 'uuid', description: 'Idea' })
-@Controller('api/ideas/:uuid/elaboration')
+@ApiController('api/ideas/:uuid/elaboration')
 export class ElaborationController {
   constructor(private readonly elaboration: ElaborationService) {}
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -8,6 +8,7 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AssignIdeaDto, CreateIdeaDto, EditIdeaDto, ListIdeasQueryDto, MoveIdeaDto } from './dto/idea.dto.js';
 import { IdeaService } from './idea.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const projectUuid = new UuidParamPipe('Project');
 const ideaUuid = new UuidParamPipe('Idea');
@@ -15,7 +16,7 @@ const ideaUuid = new UuidParamPipe('Idea');
 /** platform.md §9 ideas: the operations of svc_*_idea, plus assign (REST only). */
 @ApiTags('ideas')
 @ApiCookieAuth('session')
-@Controller('api')
+@ApiController('api')
 export class IdeaController {
   constructor(private readonly ideas: IdeaService) {}
 

@@ -1,13 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import type { AuthContext } from '../../shared/auth/auth-context.js';
 import { CurrentAuth } from '../../shared/auth/decorators.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AgentService, type AgentManager } from './agent.service.js';
 import { CreateAgentDto, CreateApiKeyDto, UpdateAgentDto } from './dto/agent.dto.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const manager = (auth: AuthContext): AgentManager => ({ companyUuid: auth.actor.companyUuid, userUuid: auth.actor.uuid });
 
-@Controller('api/agents')
+@ApiController('api/agents')
 export class AgentController {
   constructor(private readonly agents: AgentService) {}
 

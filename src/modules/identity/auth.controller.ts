@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/config.js';
 import type { AuthContext } from '../../shared/auth/auth-context.js';
@@ -8,8 +8,9 @@ import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from 
 import { originAllowed } from '../../shared/http/origin.js';
 import { AuthService } from './auth.service.js';
 import { LoginDto } from './dto/login.dto.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
-@Controller('api/auth')
+@ApiController('api/auth')
 export class AuthController {
   constructor(
     private readonly auth: AuthService,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiQuery } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Actor } from '../../shared/auth/actor.js';
@@ -7,6 +7,7 @@ import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { etagMatches } from './domain/notification-request.rules.js';
 import { PREFERENCE_FIELDS } from './domain/notification.rules.js';
 import { NotificationService } from './notification.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 /**
  * Conditional GET, answered by hand: the tag is compared before any row is read, and a match ends the response as
@@ -39,7 +40,7 @@ function sendFresh(res: Response, tag: string, data: unknown): void {
  * bodies and queries are parsed by the service, so unknown read-all fields are ignored rather than refused.
  * Static paths come before the `:uuid` ones.
  */
-@Controller('api/notifications')
+@ApiController('api/notifications')
 @SessionOrKey()
 export class NotificationController {
   constructor(private readonly notifications: NotificationService) {}

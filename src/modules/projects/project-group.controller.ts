@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -8,13 +8,14 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { CreateProjectGroupDto, UpdateProjectGroupDto } from './dto/project.dto.js';
 import { ProjectGroupService } from './project-group.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const groupUuid = new UuidParamPipe('Project group');
 
 /** platform.md §9 project groups. Groups publish no change events. */
 @ApiTags('project-groups')
 @ApiCookieAuth('session')
-@Controller('api/project-groups')
+@ApiController('api/project-groups')
 export class ProjectGroupController {
   constructor(private readonly groups: ProjectGroupService) {}
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -8,13 +8,14 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { CreateProjectDto, UpdateProjectDto } from './dto/project.dto.js';
 import { ProjectService } from './project.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const projectUuid = new UuidParamPipe('Project');
 
 /** platform.md §9 projects. Projects publish no change events. */
 @ApiTags('projects')
 @ApiCookieAuth('session')
-@Controller('api/projects')
+@ApiController('api/projects')
 export class ProjectController {
   constructor(private readonly projects: ProjectService) {}
 

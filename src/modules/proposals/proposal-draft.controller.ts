@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Param, Patch, Post } from '@nestjs/common';
+import { Body, Delete, Param, Patch, Post } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -7,6 +7,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { DocumentDraftDto, TaskDraftDto, UpdateDocumentDraftDto, UpdateTaskDraftDto } from './dto/proposal-draft.dto.js';
 import { ProposalService } from './proposal.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const PROPOSAL = new UuidParamPipe('Proposal');
 const DRAFT_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'];
@@ -18,7 +19,7 @@ const DRAFT_PARAM = 'uuid of a draft of this proposal (404 when unknown, except 
  */
 @ApiTags('proposals')
 @ApiCookieAuth('session')
-@Controller('api/proposals/:uuid')
+@ApiController('api/proposals/:uuid')
 @ApiParam({ name: 'uuid', format: 'uuid', description: 'Proposal' })
 export class ProposalDraftController {
   constructor(private readonly proposals: ProposalService) {}

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, HttpCode, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -9,6 +9,7 @@ import { CreateProposalDto, EditProposalDto, GetProposalQuery, ListProposalsQuer
 import { ProposalApprovalService } from './proposal-approval.service.js';
 import { ProposalRevocationService } from './proposal-revocation.service.js';
 import { ProposalService } from './proposal.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const PROJECT = new UuidParamPipe('Project');
 const PROPOSAL = new UuidParamPipe('Proposal');
@@ -19,7 +20,7 @@ const PROPOSAL = new UuidParamPipe('Proposal');
  */
 @ApiTags('proposals')
 @ApiCookieAuth('session')
-@Controller('api')
+@ApiController('api')
 export class ProposalController {
   constructor(
     private readonly proposals: ProposalService,

@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Get, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -6,11 +6,12 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { restPaging } from '../../shared/validation/rest-paging.js';
 import { ListSessionsQueryDto } from './dto/session.dto.js';
 import { SessionService } from './session.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 /** platform.md §9: the web's read-only view of the company's agent sessions (agents manage them through tools). */
 @ApiTags('sessions')
 @ApiCookieAuth('session')
-@Controller('api/sessions')
+@ApiController('api/sessions')
 export class SessionController {
   constructor(private readonly sessions: SessionService) {}
 

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -6,6 +6,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AssignTaskDto, CloseTaskDto, MarkCriteriaDto, ReopenTaskDto, SelfCheckDto, SubmitTaskDto, WorkReportDto } from './dto/task-action.dto.js';
 import { TaskService } from './task.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const TASK = new UuidParamPipe('Task');
 
@@ -16,7 +17,7 @@ const TASK = new UuidParamPipe('Task');
  */
 @ApiTags('tasks')
 @ApiCookieAuth('session')
-@Controller('api/tasks/:uuid')
+@ApiController('api/tasks/:uuid')
 @ApiParam({ name: 'uuid', format: 'uuid', description: 'Task' })
 export class TaskActionController {
   constructor(private readonly tasks: TaskService) {}

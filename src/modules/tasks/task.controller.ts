@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCookieAuth, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor } from '../../shared/auth/decorators.js';
@@ -8,6 +8,7 @@ import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { CreateTasksDto, UpdateTaskDto } from './dto/task.dto.js';
 import { ListTasksQuery, TaskFilterQuery } from './dto/task-query.dto.js';
 import { TaskService } from './task.service.js';
+import { ApiController } from '../../shared/http/envelope.interceptor.js';
 
 const PROJECT = new UuidParamPipe('Project');
 const TASK = new UuidParamPipe('Task');
@@ -15,7 +16,7 @@ const TASK = new UuidParamPipe('Task');
 /** Task reads, creation, edits and deletion for the web client (platform.md §9); the user acts with every bit. */
 @ApiTags('tasks')
 @ApiCookieAuth('session')
-@Controller('api')
+@ApiController('api')
 export class TaskController {
   constructor(private readonly tasks: TaskService) {}
 

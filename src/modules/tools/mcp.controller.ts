@@ -1,7 +1,6 @@
 import { All, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Public } from '../../shared/auth/decorators.js';
-import { RawResponse } from '../../shared/http/envelope.interceptor.js';
 import { McpEndpoint, methodNotAllowed } from './mcp-endpoint.js';
 
 /**
@@ -11,7 +10,6 @@ import { McpEndpoint, methodNotAllowed } from './mcp-endpoint.js';
  */
 @Controller('api/mcp')
 @Public()
-@RawResponse()
 export class McpController {
   constructor(private readonly endpoint: McpEndpoint) {}
 

@@ -1,18 +1,17 @@
-import { Injectable, SetMetadata, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { applyDecorators, Controller, Injectable, UseInterceptors, type CallHandler, type NestInterceptor } from '@nestjs/common';
 import { map, type Observable } from 'rxjs';
 
-const RAW_KEY = 'svc:raw-response';
-/** The handler writes its own body (health, metrics, SSE, tool endpoint); no envelope. */
-export const RawResponse = (): MethodDecorator & ClassDecorator => SetMetadata(RAW_KEY, true);
-
-/** Wraps every REST result as `{success: true, data}`. */
+/** Wraps a REST result as `{success: true, data}` (platform.md §9). */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
-  constructor(private readonly reflector: Reflector) {}
-
-  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (this.reflector.getAllAndOverride<boolean>(RAW_KEY, [ctx.getHandler(), ctx.getClass()])) return next.handle();
+  intercept(_ctx: unknown, next: CallHandler): Observable<unknown> {
     return next.handle().pipe(map((data: unknown) => ({ success: true, data: data ?? null })));
   }
 }
+
+/**
+ * A REST controller: its results go out in the JSON envelope. Bound per controller rather than app-wide so the
+ * routes that write their own bodies (health, metrics, the SSE streams, the tool endpoint) carry no interceptor at
+ * all: on a stream Nest's interceptor chain stays allocated for the connection's lifetime (BENCHMARKS.md "SSE").
+ */
+export const ApiController = (path: string): ClassDecorator => applyDecorators(Controller(path), UseInterceptors(EnvelopeInterceptor));

@@ -8,7 +8,8 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Outermost middleware: request id (reused from `X-Request-Id` when well-formed), per-request log context,
- * one access-log line and the latency histogram. Headers, bodies and secrets are never logged.
+ * one access-log line and the latency histogram (an SSE stream's lifetime goes to its own histogram). Headers,
+ * bodies and secrets are never logged.
  */
 export function requestLogging(logger: Logger, metrics: MetricsService) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -26,7 +27,8 @@ export function requestLogging(logger: Logger, metrics: MetricsService) {
       logged = true;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (req.route as { path?: string } | undefined)?.path ?? (res.statusCode === 404 ? 'unmatched' : req.baseUrl || 'unmatched');
-      metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      if (res.statusCode === 200 && String(res.getHeader('content-type')).startsWith('text/event-stream')) metrics.sseStreamDuration.observe({ route }, seconds);
+      else metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
       logger.info(
         {
           requestId,

@@ -14,6 +14,15 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Streams are not requests: their lifetimes would make the request histogram's percentiles meaningless. */
+  readonly sseStreamDuration = new Histogram({
+    name: 'svc_sse_stream_duration_seconds',
+    help: 'Lifetime of SSE streams by route pattern',
+    labelNames: ['route'] as const,
+    buckets: [1, 10, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600],
+    registers: [this.registry],
+  });
+
   readonly sseConnections = new Gauge({
     name: 'svc_sse_connections',
     help: 'Open SSE streams by stream',
