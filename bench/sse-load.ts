@@ -42,7 +42,8 @@ function open(msg: OpenMsg, onReady: () => void): void {
           // Blank lines between blocks are legal SSE; skip them.
           const block = buf.slice(0, idx).replace(/^\n+/, '');
           buf = buf.slice(idx + 2);
-          if (!block.startsWith('data: ')) continue;
+          // A data block may start with an `id:` line (the service's @Sse pipeline numbers its frames).
+          if (!block.includes('data: ')) continue;
           const now = process.hrtime.bigint();
           const id = /"entityUuid":"([^"]+)"/.exec(block)?.[1] ?? block;
           const c = counts.get(id) ?? { n: 0, last: 0n };

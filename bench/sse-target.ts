@@ -2,9 +2,12 @@
  * One server under test for bench/sse.ts, in its own fresh process so its memory is its own.
  * Modes: `ours` (the service; with NATS_URL set it uses the NATS bus) or `raw` (bench/raw-sse-server.ts).
  * IPC: {start} → {ready: {url, cookie}}; {rss} → {rss} (after GC); {size} → {size}; {fire} → {fired: {id, t0}}
- * where t0 is the commit time (ours: first bus listener, right after commit) or the publish time (raw).
+ * where t0 is the commit time (ours: first bus listener, right after commit) or the publish time (raw);
+ * {publish} → {published: {id}} (the event straight onto the bus, or the raw server's fan-out: no database);
+ * {cpu} → {cpu: µs of user + system CPU time so far}; {snapshot: path} → {snapshot: path} (a heap snapshot after GC).
  */
 import { randomUUID } from 'node:crypto';
+import { writeHeapSnapshot } from 'node:v8';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
@@ -14,7 +17,7 @@ import { TransactionRunner } from '../src/shared/database/transaction-runner.js'
 import { BUS_EVENTS, type RealtimeEvent } from '../src/shared/event-bus/events.js';
 import { NatsEventBus } from '../src/shared/event-bus/nats-event-bus.js';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
-import { SseHub } from '../src/modules/realtime/index.js';
+import { StreamService } from '../src/modules/realtime/index.js';
 import { startRawSseServer, type RawSseServer } from './raw-sse-server.js';
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
@@ -76,7 +79,16 @@ async function fire(): Promise<{ id: string; t0: string }> {
   return { id, t0: commits.get(id)!.toString() };
 }
 
-process.on('message', (msg: { start?: StartMsg; rss?: true; size?: true; fire?: true; stop?: true }) => {
+/** An event straight onto the bus (ours) or the raw fan-out: what the CPU phase measures. */
+function publish(): string {
+  const id = randomUUID();
+  const e: RealtimeEvent = { companyUuid: actor?.companyUuid ?? projectUuid, projectUuid, entityType: 'task', entityUuid: id, action: 'updated' };
+  if (raw) raw.publish(`data: ${JSON.stringify(e)}\n\n`);
+  else svc!.bus.publish('change', e);
+  return id;
+}
+
+process.on('message', (msg: { start?: StartMsg; rss?: true; size?: true; fire?: true; publish?: true; cpu?: true; snapshot?: string; stop?: true }) => {
   void (async () => {
     if (msg.start) send({ ready: await start(msg.start) });
     else if (msg.rss) {
@@ -86,8 +98,19 @@ process.on('message', (msg: { start?: StartMsg; rss?: true; size?: true; fire?: 
       }
       const m = process.memoryUsage();
       send({ rss: m.rss, heap: m.heapUsed, external: m.external + m.arrayBuffers });
-    } else if (msg.size) send({ size: raw ? raw.size() : svc!.app.get(SseHub).size });
+    } else if (msg.size) send({ size: raw ? raw.size() : svc!.app.get(StreamService).size });
     else if (msg.fire) send({ fired: await fire() });
+    else if (msg.snapshot) {
+      for (let i = 0; i < 3; i++) {
+        gc();
+        await sleep(100);
+      }
+      send({ snapshot: writeHeapSnapshot(msg.snapshot) });
+    } else if (msg.publish) send({ published: { id: publish() } });
+    else if (msg.cpu) {
+      const c = process.cpuUsage();
+      send({ cpu: c.user + c.system });
+    }
     else if (msg.stop) {
       await raw?.close();
       await svc?.stop();

@@ -1,8 +1,10 @@
 /**
  * `npm run bench:sse` — our SSE fan-out against a bare node:http SSE server, under the same load, in one run.
  * Each server runs in its own fresh process (bench/sse-target.ts) and a separate load process (bench/sse-load.ts)
- * holds N idle streams (one company). For N = 1,000 and 10,000 it reports memory per connection (RSS delta / N,
- * after GC) and, for 50 events, the time from the mutation's commit to the last client's receipt (p50, p99); then
+ * holds N idle streams (one company). For N = 1,000 and 5,000 (BENCH_N) it reports memory per connection (RSS delta /
+ * N, after GC), for 50 events the time from the mutation's commit to the last client's receipt (p50, p99), and the
+ * server's CPU time per event delivered to all N streams (events published straight onto the bus, so no database
+ * work is counted; user + system, from before the publish to the last client's receipt); then
  * the same with two instances over NATS (mutations on A, streams on B). Last line: one JSON object with every
  * figure and the ratios ours/raw.
  */
@@ -15,7 +17,7 @@ import { freePort, startEmbedded } from '../src/shared/database/embedded-postgre
 import { pct, round, sleep } from './lib/stats.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50);
-const SIZES = (process.env.BENCH_N ?? '1000,10000').split(',').map(Number);
+const SIZES = (process.env.BENCH_N ?? '1000,5000').split(',').map(Number);
 const here = fileURLToPath(new URL('.', import.meta.url));
 const debug = (m: string): void => {
   if (process.env.BENCH_DEBUG) console.error(`[bench] ${m}`);
@@ -88,6 +90,7 @@ interface Phase {
   memPerConnKiB: number;
   p50ms: number;
   p99ms: number;
+  cpuPerEventUs: number;
 }
 
 /** `holder` owns the streams (memory, size); `firer` performs the mutations (the same process, except across NATS). */
@@ -108,9 +111,23 @@ async function measure(load: Load, n: number, url: string, cookie: string | null
     lat.push(Number(last - BigInt(fired.fired.t0)) / 1e6);
     await sleep(20);
   }
+  let cpu = 0;
+  for (let i = 0; i < EVENTS; i++) {
+    const c0 = (await holder.ask<{ cpu: number }>({ cpu: true })).cpu;
+    const { published } = await holder.ask<{ published: { id: string } }>({ publish: true });
+    await load.lastReceipt(published.id);
+    cpu += (await holder.ask<{ cpu: number }>({ cpu: true })).cpu - c0;
+    await sleep(20);
+  }
   await load.close();
   while ((await holder.ask<{ size: number }>({ size: true })).size > 0) await sleep(20);
-  return { n, memPerConnKiB: round((after - before) / n / 1024), p50ms: round(pct(lat, 50)), p99ms: round(pct(lat, 99)) };
+  return {
+    n,
+    memPerConnKiB: round((after - before) / n / 1024),
+    p50ms: round(pct(lat, 50)),
+    p99ms: round(pct(lat, 99)),
+    cpuPerEventUs: round(cpu / EVENTS),
+  };
 }
 
 async function target(start: Record<string, unknown>): Promise<{ child: Child; url: string; cookie: string | null; login?: unknown }> {
@@ -147,6 +164,9 @@ async function main(): Promise<void> {
   await stop(r.child);
   console.log('raw ', JSON.stringify(raws));
 
+  if (process.env.BENCH_NATS === '0') {
+    for (const n of SIZES) cross.push(ours.find((p) => p.n === n)!);
+  } else {
   const natsPort = await freePort();
   const nats = spawn(process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server', ['-a', '127.0.0.1', '-p', String(natsPort)], { stdio: 'ignore' });
   await sleep(500);
@@ -158,6 +178,7 @@ async function main(): Promise<void> {
   await stop(b.child);
   nats.kill('SIGKILL');
   console.log('nats', JSON.stringify(cross));
+  }
 
   load.kill();
   await embedded?.stop();
@@ -167,7 +188,12 @@ async function main(): Promise<void> {
       ours: po,
       raw: pr,
       crossInstance: pc,
-      ratios: { memPerConn: round(po.memPerConnKiB / pr.memPerConnKiB), p50: round(po.p50ms / pr.p50ms), p99: round(po.p99ms / pr.p99ms) },
+      ratios: {
+        memPerConn: round(po.memPerConnKiB / pr.memPerConnKiB),
+        cpuPerEvent: round(po.cpuPerEventUs / pr.cpuPerEventUs),
+        p50: round(po.p50ms / pr.p50ms),
+        p99: round(po.p99ms / pr.p99ms),
+      },
       crossInstanceExtraP99ms: round(pc.p99ms - po.p99ms),
     };
   }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
-import { SseHub } from '../../src/modules/realtime/index.js';
+import { StreamService } from '../../src/modules/realtime/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { HttpClient } from '../utils/http.js';
@@ -49,7 +49,7 @@ describe('browser client module in headless Chromium', () => {
     page = await context.newPage();
     await page.goto(`${app.url}/page.html`);
     await page.waitForFunction(() => (window as any).ready === true);
-    const hub = app.get(SseHub);
+    const hub = app.get(StreamService);
     for (let i = 0; i < 100 && hub.size < 2; i++) await new Promise((r) => setTimeout(r, 20));
     expect(hub.size).toBe(2);
   }, 60000);
@@ -93,7 +93,7 @@ describe('browser client module in headless Chromium', () => {
   });
 
   it('closes both streams when the page is hidden and reopens + refreshes when visible', async () => {
-    const hub = app.get(SseHub);
+    const hub = app.get(StreamService);
     const setVisibility = (state: 'hidden' | 'visible') =>
       page.evaluate((s) => {
         Object.defineProperty(document, 'visibilityState', { value: s, configurable: true });
@@ -110,7 +110,7 @@ describe('browser client module in headless Chromium', () => {
   });
 
   it('refreshes after an automatic reconnect when the server ends the stream', async () => {
-    const hub = app.get(SseHub);
+    const hub = app.get(StreamService);
     const before: number = await page.evaluate(() => (window as any).refreshes.length);
     hub.endAll();
     await page.waitForFunction((n) => (window as any).refreshes.length > n, before, { timeout: 10000 });
@@ -119,7 +119,7 @@ describe('browser client module in headless Chromium', () => {
   });
 
   it('tears everything down on dispose', async () => {
-    const hub = app.get(SseHub);
+    const hub = app.get(StreamService);
     await page.evaluate(() => {
       (window as any).changes.dispose();
       (window as any).bell.dispose();

@@ -1,2 +1,2 @@
 export { RealtimeModule } from './realtime.module.js';
-export { SseHub, MAX_UNSENT_BYTES } from './sse-hub.js';
+export { StreamService, MAX_UNSENT_BYTES } from './stream.service.js';

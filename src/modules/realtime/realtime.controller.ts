@@ -1,45 +1,29 @@
 import type { ServerResponse } from 'node:http';
-import { Controller, Query, Res, Sse } from '@nestjs/common';
-import type { Response } from 'express';
-import { EMPTY, Observable } from 'rxjs';
+import { Controller, Query, Req, Sse, type MessageEvent } from '@nestjs/common';
+import type { Request } from 'express';
+import type { Observable } from 'rxjs';
 import type { AuthContext } from '../../shared/auth/auth-context.js';
 import { CurrentAuth, SseAuth } from '../../shared/auth/decorators.js';
-import { RawResponse } from '../../shared/http/envelope.interceptor.js';
-import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { SseHub, type StreamKind } from './sse-hub.js';
+import { ProjectFilterPipe } from './project-filter.pipe.js';
+import { MAX_UNSENT_BYTES, StreamService } from './stream.service.js';
 
 /**
- * The two SSE streams (platform.md §6.2). Each handler returns an Observable that lives as long as the stream: it
- * completes when the hub ends the stream and its teardown unregisters the subscriber when the client leaves.
- * Frames are written by the hub straight to the socket (one Buffer shared by all subscribers), because the @Sse
- * pipeline would serialize per connection and add `id:` fields, which the contract forbids.
+ * The two SSE streams (platform.md §6.2). Each returns the Observable of its frames; Nest's `@Sse` pipeline writes
+ * them (headers, `: comment` and `data:` blocks, the slow-client cut) and unsubscribes when the client leaves.
+ * The request's response is handed to the stream service only to batch one turn's writes (see StreamService).
  */
 @Controller('api/events')
 @SseAuth()
-@RawResponse()
 export class RealtimeController {
-  constructor(private readonly hub: SseHub) {}
+  constructor(private readonly streams: StreamService) {}
 
-  @Sse()
-  changes(@CurrentAuth() auth: AuthContext, @Query('projectUuid') projectUuid: unknown, @Res() res: Response): Observable<never> {
-    if (projectUuid !== undefined && !isUuid(projectUuid)) {
-      res.status(400).type('text/plain').send('Invalid projectUuid');
-      return EMPTY;
-    }
-    return this.stream('changes', res, auth.actor.companyUuid, projectUuid === undefined ? null : projectUuid.toLowerCase());
+  @Sse('', { maxPendingDataLength: MAX_UNSENT_BYTES })
+  changes(@CurrentAuth() auth: AuthContext, @Query('projectUuid', ProjectFilterPipe) project: string | null, @Req() req: Request): Observable<MessageEvent> {
+    return this.streams.changes(auth.actor.companyUuid, project, req.res as ServerResponse);
   }
 
-  @Sse('notifications')
-  notifications(@CurrentAuth() auth: AuthContext, @Res() res: Response): Observable<never> {
-    return this.stream('notifications', res, `${auth.actor.type}:${auth.actor.uuid}`, null);
-  }
-
-  private stream(kind: StreamKind, res: ServerResponse, key: string, project: string | null): Observable<never> {
-    return new Observable<never>((subscriber) => {
-      const sub = this.hub.open(kind, res, key, project, () => subscriber.complete());
-      // Our headers are out; Nest's SSE stream would write its own (and a second status line) a tick later.
-      res.writeHead = (() => res) as unknown as ServerResponse['writeHead'];
-      return () => this.hub.remove(sub);
-    });
+  @Sse('notifications', { maxPendingDataLength: MAX_UNSENT_BYTES })
+  notifications(@CurrentAuth() auth: AuthContext, @Req() req: Request): Observable<MessageEvent> {
+    return this.streams.notifications(auth.actor.type, auth.actor.uuid, req.res as ServerResponse);
   }
 }

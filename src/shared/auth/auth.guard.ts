@@ -3,13 +3,18 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/config.js';
 import { ForbiddenError, UnauthorizedError } from '../errors/app-error.js';
+import { PlainTextError } from '../errors/plain-text-error.js';
 import { readCookie, SESSION_COOKIE, sessionCookie } from '../http/cookies.js';
 import { isMutation, originAllowed } from '../http/origin.js';
 import { requestContext } from '../logging/logger.js';
 import { AUTH_MODE_KEY, CredentialResolver, type AuthContext, type AuthMode } from './auth-context.js';
 
 /** Thrown for SSE routes: the filter answers plain-text 401 `Unauthorized`. */
-export class SseUnauthorizedError extends Error {}
+export class SseUnauthorizedError extends PlainTextError {
+  constructor() {
+    super(401, 'Unauthorized');
+  }
+}
 
 /**
  * The one auth guard: resolves the session cookie or `Authorization: Bearer agk_…` into an AuthContext per the

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Catch, HttpException, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { SseUnauthorizedError } from '../auth/auth.guard.js';
 import { LOGGER } from '../logging/logger.js';
 import { RouteTable } from '../http/route-table.js';
+import { PlainTextError } from './plain-text-error.js';
 import { AppError, HTTP_STATUS, isDatabaseUnavailable, RateLimitedError, type ErrorCode } from './app-error.js';
 
 interface BodyParserError {
@@ -51,8 +51,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
       if (!res.writableEnded) res.end();
       return;
     }
-    if (exception instanceof SseUnauthorizedError) {
-      res.status(401).type('text/plain').send('Unauthorized');
+    if (exception instanceof PlainTextError) {
+      res.status(exception.status).type('text/plain').send(exception.text);
       return;
     }
     const { code, message, extra, headers } = this.classify(exception, req);
