@@ -2,7 +2,8 @@
  * `npm run bench:sse-heap` — where an idle SSE connection's bytes go. Heap snapshots of the service (and of the raw
  * node:http server) at 0 and N = 2,000 idle connections (BENCH_N); the difference, per connection, grouped by what
  * V8 calls each object (constructor name for objects, the node type for strings, closures, arrays…), largest first.
- * Heap only: the sockets' kernel buffers and native memory are in bench:sse's RSS figures.
+ * Modes (BENCH_MODES): raw node:http, bare Express, bare Nest `@Sse` with the service's stream shape, and the service:
+ * each step's difference is what that layer adds. Heap only: native memory is in bench:sse's RSS figures.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -51,7 +52,7 @@ function groups(path: string): Map<string, { size: number; count: number }> {
   return out;
 }
 
-async function measure(mode: 'ours' | 'raw', databaseUrl: string, load: ChildProcess, dir: string): Promise<void> {
+async function measure(mode: 'ours' | 'raw' | 'express' | 'nest', databaseUrl: string, load: ChildProcess, dir: string): Promise<void> {
   const target = fork(join(here, 'sse-target.js'), [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { ready } = await ask<{ ready: { url: string; cookie: string | null } }>(target, { start: { mode, databaseUrl } });
   // One connection first, so that what the first one creates once (the company's feed, the heartbeat) is in both.
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-heap-'));
   const load = fork(join(here, 'sse-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
-    for (const mode of (process.env.BENCH_MODES ?? 'ours,raw').split(',') as Array<'ours' | 'raw'>) await measure(mode, databaseUrl, load, dir);
+    for (const mode of (process.env.BENCH_MODES ?? 'raw,express,nest,ours').split(',') as Array<'ours' | 'raw' | 'express' | 'nest'>) await measure(mode, databaseUrl, load, dir);
   } finally {
     load.kill();
     await embedded?.stop();

@@ -17,8 +17,9 @@ let streams: http.ClientRequest[] = [];
 const counts = new Map<string, { n: number; last: bigint }>();
 let expected = 0;
 
+/** Opens `n` more streams (batches add up: frames are counted against every open stream). */
 function open(msg: OpenMsg, onReady: () => void): void {
-  expected = msg.n;
+  expected += msg.n;
   let connected = 0;
   let started = 0;
   const parallel = 200;
@@ -68,6 +69,7 @@ process.on('message', (msg: { open?: OpenMsg; close?: true }) => {
   if (msg.close) {
     for (const s of streams) s.destroy();
     streams = [];
+    expected = 0;
     counts.clear();
     setTimeout(() => process.send!({ closed: true }), 200);
   }

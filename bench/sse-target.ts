@@ -1,6 +1,7 @@
 /**
  * One server under test for bench/sse.ts, in its own fresh process so its memory is its own.
- * Modes: `ours` (the service; with NATS_URL set it uses the NATS bus) or `raw` (bench/raw-sse-server.ts).
+ * Modes: `ours` (the service; with NATS_URL set it uses the NATS bus), `raw` (bench/raw-sse-server.ts), or the
+ * framework layers alone, `express` and `nest` (bench/framework-sse-server.ts).
  * IPC: {start} → {ready: {url, cookie}}; {rss} → {rss} (after GC); {size} → {size}; {fire} → {fired: {id, t0}}
  * where t0 is the commit time (ours: first bus listener, right after commit) or the publish time (raw);
  * {publish} → {published: {id}} (the event straight onto the bus, or the raw server's fan-out: no database);
@@ -18,6 +19,7 @@ import { BUS_EVENTS, type RealtimeEvent } from '../src/shared/event-bus/events.j
 import { NatsEventBus } from '../src/shared/event-bus/nats-event-bus.js';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
 import { StreamService } from '../src/modules/realtime/index.js';
+import { startFrameworkSseServer } from './framework-sse-server.js';
 import { startRawSseServer, type RawSseServer } from './raw-sse-server.js';
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
@@ -25,7 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const send = (msg: unknown): void => void process.send!(msg as never);
 
 interface StartMsg {
-  mode: 'ours' | 'raw';
+  mode: 'ours' | 'raw' | 'express' | 'nest';
   databaseUrl?: string;
   natsUrl?: string;
   /** Seed a user (A) or log in as the given one (B shares A's database). */
@@ -38,8 +40,8 @@ let actor: Actor | null = null;
 const commits = new Map<string, bigint>();
 
 async function start(msg: StartMsg): Promise<{ url: string; cookie: string | null; login?: { email: string; password: string } }> {
-  if (msg.mode === 'raw') {
-    raw = await startRawSseServer();
+  if (msg.mode !== 'ours') {
+    raw = msg.mode === 'raw' ? await startRawSseServer() : await startFrameworkSseServer(msg.mode);
     return { url: raw.url, cookie: null };
   }
   const logger = pino({ level: 'warn' });

@@ -1,12 +1,14 @@
 /**
  * `npm run bench:sse` — our SSE fan-out against a bare node:http SSE server, under the same load, in one run.
  * Each server runs in its own fresh process (bench/sse-target.ts) and a separate load process (bench/sse-load.ts)
- * holds N idle streams (one company). For N = 1,000 and 5,000 (BENCH_N) it reports memory per connection (RSS delta /
- * N, after GC), for 50 events the time from the mutation's commit to the last client's receipt (p50, p99), and the
- * server's CPU time per event delivered to all N streams (events published straight onto the bus, so no database
- * work is counted; user + system, from before the publish to the last client's receipt); then
- * the same with two instances over NATS (mutations on A, streams on B). Last line: one JSON object with every
- * figure and the ratios ours/raw.
+ * holds N idle streams (one company). For N = 1,000 and 5,000 (BENCH_N) it reports memory per connection (the RSS
+ * slope from N/5 to N streams, after GC), for 50 events the time from the mutation's commit to the last client's
+ * receipt (p50, p99), and the server's CPU time per event delivered to all N streams (events published straight onto
+ * the bus, so no database work is counted; user + system, from before the publish to the last client's receipt);
+ * then the same with two instances over NATS (mutations on A, streams on B; BENCH_NATS=0 skips it).
+ * BENCH_TARGETS adds servers to the run beside raw: `ours` (default), `nest` and `express` (the framework layers alone,
+ * bench/framework-sse-server.ts), `before` (another build of the service: BENCH_BEFORE_DIR=<checkout>/dist-bench/bench).
+ * Last line: one JSON object with every figure and each server's ratios to raw.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -95,14 +97,19 @@ interface Phase {
 
 /** `holder` owns the streams (memory, size); `firer` performs the mutations (the same process, except across NATS). */
 async function measure(load: Load, n: number, url: string, cookie: string | null, holder: Child, firer: Child): Promise<Phase> {
-  const m0 = await holder.ask<{ rss: number; heap: number; external: number }>({ rss: true });
-  const before = m0.rss;
+  // Memory per connection is the marginal RSS slope from N/5 to N streams (after GC in both): the first streams
+  // partly land in pages the process already holds, which would flatter whichever server has more slack.
+  const rss = async (): Promise<{ rss: number; heap: number }> => holder.ask<{ rss: number; heap: number }>({ rss: true });
+  const first = Math.round(n / 5);
   debug(`opening ${n} streams to ${url}`);
-  await load.open(url, n, cookie);
+  await load.open(url, first, cookie);
+  while ((await holder.ask<{ size: number }>({ size: true })).size < first) await sleep(20);
+  const m0 = await rss();
+  await load.open(url, n - first, cookie);
   while ((await holder.ask<{ size: number }>({ size: true })).size < n) await sleep(20);
-  const m1 = await holder.ask<{ rss: number; heap: number; external: number }>({ rss: true });
-  const after = m1.rss;
-  debug(`per connection: rss ${round((m1.rss - m0.rss) / n / 1024)} KiB, heap ${round((m1.heap - m0.heap) / n / 1024)} KiB, external ${round((m1.external - m0.external) / n / 1024)} KiB`);
+  const m1 = await rss();
+  const perConn = (bytes: number): number => round(bytes / (n - first) / 1024);
+  debug(`per connection: rss ${perConn(m1.rss - m0.rss)} KiB, heap ${perConn(m1.heap - m0.heap)} KiB`);
   const lat: number[] = [];
   for (let i = 0; i < EVENTS; i++) {
     const fired = await firer.ask<{ fired: { id: string; t0: string } }>({ fire: true });
@@ -123,16 +130,23 @@ async function measure(load: Load, n: number, url: string, cookie: string | null
   while ((await holder.ask<{ size: number }>({ size: true })).size > 0) await sleep(20);
   return {
     n,
-    memPerConnKiB: round((after - before) / n / 1024),
+    memPerConnKiB: perConn(m1.rss - m0.rss),
     p50ms: round(pct(lat, 50)),
     p99ms: round(pct(lat, 99)),
     cpuPerEventUs: round(cpu / EVENTS),
   };
 }
 
-async function target(start: Record<string, unknown>): Promise<{ child: Child; url: string; cookie: string | null; login?: unknown }> {
-  const child = Child.fork('sse-target.js');
-  const { ready } = await child.ask<{ ready: { url: string; cookie: string | null; login?: unknown } }>({ start });
+type TargetName = 'ours' | 'raw' | 'nest' | 'express' | 'before';
+
+/** A fresh server process; `before` is the service as built in BENCH_BEFORE_DIR (another checkout's dist-bench/bench). */
+async function target(name: TargetName, start: Record<string, unknown>): Promise<{ child: Child; url: string; cookie: string | null; login?: unknown }> {
+  const child =
+    name === 'before'
+      ? new Child(fork(join(process.env.BENCH_BEFORE_DIR!, 'sse-target.js'), [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }))
+      : Child.fork('sse-target.js');
+  const mode = name === 'before' ? 'ours' : name;
+  const { ready } = await child.ask<{ ready: { url: string; cookie: string | null; login?: unknown } }>({ start: { ...start, mode } });
   return { child, ...ready };
 }
 
@@ -148,54 +162,57 @@ async function main(): Promise<void> {
     embedded = e;
     databaseUrl = e.url;
   }
+  // BENCH_TARGETS: which servers, measured in this order for each N, each in a fresh process (raw is always one).
+  const names = [...new Set(['raw', ...(process.env.BENCH_TARGETS ?? 'ours').split(',')])] as TargetName[];
   const load = new Load();
-  const results: Record<string, unknown> = { events: EVENTS, node: process.version, sizes: SIZES };
-  const ours: Phase[] = [];
-  const raws: Phase[] = [];
+  const results: Record<string, unknown> = { events: EVENTS, node: process.version, sizes: SIZES, targets: names };
+  const phases = new Map<string, Phase>();
+  for (const n of SIZES) {
+    for (const name of names) {
+      const t = await target(name, { databaseUrl });
+      const phase = await measure(load, n, t.url, t.cookie, t.child, t.child);
+      await stop(t.child);
+      phases.set(`${name}/${n}`, phase);
+      console.log(name.padEnd(8), JSON.stringify(phase));
+    }
+  }
+
+  // Across instances over NATS (mutations on A, streams on B): the extra latency of the shared channel.
   const cross: Phase[] = [];
-
-  const o = await target({ mode: 'ours', databaseUrl });
-  for (const n of SIZES) ours.push(await measure(load, n, o.url, o.cookie, o.child, o.child));
-  await stop(o.child);
-  console.log('ours', JSON.stringify(ours));
-
-  const r = await target({ mode: 'raw' });
-  for (const n of SIZES) raws.push(await measure(load, n, r.url, null, r.child, r.child));
-  await stop(r.child);
-  console.log('raw ', JSON.stringify(raws));
-
-  if (process.env.BENCH_NATS === '0') {
-    for (const n of SIZES) cross.push(ours.find((p) => p.n === n)!);
-  } else {
-  const natsPort = await freePort();
-  const nats = spawn(process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server', ['-a', '127.0.0.1', '-p', String(natsPort)], { stdio: 'ignore' });
-  await sleep(500);
-  const natsUrl = `nats://127.0.0.1:${natsPort}`;
-  const a = await target({ mode: 'ours', databaseUrl, natsUrl });
-  const b = await target({ mode: 'ours', databaseUrl, natsUrl, login: a.login });
-  for (const n of SIZES) cross.push(await measure(load, n, b.url, b.cookie, b.child, a.child));
-  await stop(a.child);
-  await stop(b.child);
-  nats.kill('SIGKILL');
-  console.log('nats', JSON.stringify(cross));
+  if (process.env.BENCH_NATS !== '0') {
+    const natsPort = await freePort();
+    const nats = spawn(process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server', ['-a', '127.0.0.1', '-p', String(natsPort)], { stdio: 'ignore' });
+    await sleep(500);
+    const natsUrl = `nats://127.0.0.1:${natsPort}`;
+    const a = await target('ours', { databaseUrl, natsUrl });
+    const b = await target('ours', { databaseUrl, natsUrl, login: a.login });
+    for (const n of SIZES) cross.push(await measure(load, n, b.url, b.cookie, b.child, a.child));
+    await stop(a.child);
+    await stop(b.child);
+    nats.kill('SIGKILL');
+    console.log('nats    ', JSON.stringify(cross));
   }
 
   load.kill();
   await embedded?.stop();
   for (const n of SIZES) {
-    const [po, pr, pc] = [ours, raws, cross].map((list) => list.find((p) => p.n === n)!);
-    results[`n${n}`] = {
-      ours: po,
-      raw: pr,
-      crossInstance: pc,
-      ratios: {
-        memPerConn: round(po.memPerConnKiB / pr.memPerConnKiB),
-        cpuPerEvent: round(po.cpuPerEventUs / pr.cpuPerEventUs),
-        p50: round(po.p50ms / pr.p50ms),
-        p99: round(po.p99ms / pr.p99ms),
-      },
-      crossInstanceExtraP99ms: round(pc.p99ms - po.p99ms),
-    };
+    const raw = phases.get(`raw/${n}`)!;
+    const entry: Record<string, unknown> = { raw };
+    for (const name of names.filter((x) => x !== 'raw')) {
+      const p = phases.get(`${name}/${n}`)!;
+      entry[name] = {
+        ...p,
+        ratios: {
+          memPerConn: round(p.memPerConnKiB / raw.memPerConnKiB),
+          cpuPerEvent: round(p.cpuPerEventUs / raw.cpuPerEventUs),
+          p50: round(p.p50ms / raw.p50ms),
+          p99: round(p.p99ms / raw.p99ms),
+        },
+      };
+    }
+    const pc = cross.find((p) => p.n === n);
+    if (pc) entry.crossInstance = { ...pc, extraP99ms: round(pc.p99ms - phases.get(`ours/${n}`)!.p99ms) };
+    results[`n${n}`] = entry;
   }
   console.log(JSON.stringify(results));
   process.exit(0);
