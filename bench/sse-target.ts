@@ -2,7 +2,7 @@
  * One server under test for bench/sse.ts, in its own fresh process so its memory is its own.
  * Modes: `ours` (the service; with NATS_URL set it uses the NATS bus), `raw` (bench/raw-sse-server.ts), or the
  * framework layers alone, `express` and `nest` (bench/framework-sse-server.ts).
- * IPC: {start} → {ready: {url, cookie}}; {rss} → {rss} (after GC); {size} → {size}; {fire} → {fired: {id, t0}}
+ * IPC: {start} → {ready: {url, cookie}}; {rss} → {rss (no forced GC), heap (live, after GC)}; {size} → {size}; {fire} → {fired: {id, t0}}
  * where t0 is the commit time (ours: first bus listener, right after commit) or the publish time (raw);
  * {publish} → {published: {id}} (the event straight onto the bus, or the raw server's fan-out: no database);
  * {cpu} → {cpu: µs of user + system CPU time so far}; {snapshot: path} → {snapshot: path} (a heap snapshot after GC).
@@ -94,11 +94,15 @@ process.on('message', (msg: { start?: StartMsg; rss?: true; size?: true; fire?: 
   void (async () => {
     if (msg.start) send({ ready: await start(msg.start) });
     else if (msg.rss) {
+      // RSS as the process runs (no forced GC: the slack a collector keeps is part of what a connection costs), then
+      // the live heap after a full GC.
+      await sleep(500);
+      const rss = process.memoryUsage().rss;
       for (let i = 0; i < 3; i++) {
         gc();
         await sleep(100);
       }
-      const m = process.memoryUsage();
+      const m = { ...process.memoryUsage(), rss };
       send({ rss: m.rss, heap: m.heapUsed, external: m.external + m.arrayBuffers });
     } else if (msg.size) send({ size: raw ? raw.size() : svc!.app.get(StreamService).size });
     else if (msg.fire) send({ fired: await fire() });

@@ -2,7 +2,7 @@
  * `npm run bench:sse` — our SSE fan-out against a bare node:http SSE server, under the same load, in one run.
  * Each server runs in its own fresh process (bench/sse-target.ts) and a separate load process (bench/sse-load.ts)
  * holds N idle streams (one company). For N = 1,000 and 5,000 (BENCH_N) it reports memory per connection (the RSS
- * slope from N/5 to N streams, after GC), for 50 events the time from the mutation's commit to the last client's
+ * slope from N/5 to N streams, and the live heap's), for 50 events the time from the mutation's commit to the last client's
  * receipt (p50, p99), and the server's CPU time per event delivered to all N streams (events published straight onto
  * the bus, so no database work is counted; user + system, from before the publish to the last client's receipt);
  * then the same with two instances over NATS (mutations on A, streams on B; BENCH_NATS=0 skips it).
@@ -93,12 +93,14 @@ interface Phase {
   p50ms: number;
   p99ms: number;
   cpuPerEventUs: number;
+  liveHeapPerConnKiB: number;
 }
 
 /** `holder` owns the streams (memory, size); `firer` performs the mutations (the same process, except across NATS). */
 async function measure(load: Load, n: number, url: string, cookie: string | null, holder: Child, firer: Child): Promise<Phase> {
-  // Memory per connection is the marginal RSS slope from N/5 to N streams (after GC in both): the first streams
-  // partly land in pages the process already holds, which would flatter whichever server has more slack.
+  // Memory per connection is the marginal RSS slope from N/5 to N streams (the first streams partly land in pages the
+  // process already holds), read without forcing a GC: the collector's slack is part of the cost. The live heap slope
+  // (after a full GC) is reported beside it.
   const rss = async (): Promise<{ rss: number; heap: number }> => holder.ask<{ rss: number; heap: number }>({ rss: true });
   const first = Math.round(n / 5);
   debug(`opening ${n} streams to ${url}`);
@@ -131,6 +133,7 @@ async function measure(load: Load, n: number, url: string, cookie: string | null
   return {
     n,
     memPerConnKiB: perConn(m1.rss - m0.rss),
+    liveHeapPerConnKiB: perConn(m1.heap - m0.heap),
     p50ms: round(pct(lat, 50)),
     p99ms: round(pct(lat, 99)),
     cpuPerEventUs: round(cpu / EVENTS),
