@@ -46,6 +46,14 @@ export default {
       globalSetup: '<rootDir>/test/utils/global-setup.ts',
       globalTeardown: '<rootDir>/test/utils/global-teardown.ts',
     },
+    {
+      // Long system suites (README.md "Testing"): multi-process fault injection, clusters; `npm run test:system`.
+      ...common,
+      displayName: 'system',
+      testMatch: ['<rootDir>/test/system/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/utils/global-setup.ts',
+      globalTeardown: '<rootDir>/test/utils/global-teardown.ts',
+    },
   ],
   testTimeout: 30000,
 };
