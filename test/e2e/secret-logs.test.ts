@@ -4,7 +4,7 @@ import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { findSecrets, linesWithSecrets } from '../../src/shared/logging/secret-scan.js';
 import { childEnv, ensureBuilt, MAIN, ROOT, runCli } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
-import { rpc } from '../utils/mcp.js';
+import { rpc } from '../utils/mcp-client.js';
 import { openRaw } from '../utils/sse.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 

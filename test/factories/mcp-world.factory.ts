@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
 import { TaskService, type NewTaskInput, type TaskStatus } from '../../src/modules/tasks/index.js';
-import { agentActor, createHarness, userActor } from '../utils/harness.js';
-import { callTool, mcpClient } from '../utils/mcp.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
-import { IdentityFactory, type SeededUser } from './identity.factory.js';
+import type { ToolResult } from '../utils/mcp-client.js';
+import { userActor, World } from '../utils/world.js';
+import type { IdentityFactory, SeededUser } from './identity.factory.js';
 import { TaskFactory } from './task.factory.js';
 import { SessionService } from '../../src/modules/sessions/session.service.js';
 
@@ -23,10 +21,7 @@ export interface McpAgent {
   client: Client;
 }
 
-export interface ToolResult<T = any> {
-  isError: boolean;
-  data: T;
-}
+export type { ToolResult };
 
 /**
  * The whole app on a random port with company A (owner user, project, agents dev/dev2/pm/admin with clients) and a
@@ -34,7 +29,7 @@ export interface ToolResult<T = any> {
  * Seeding goes through the app's own services; `tasks.snapshot` reads the raw rows for "unchanged on refusal".
  */
 export class McpWorld {
-  readonly events: RealtimeEvent[] = [];
+  readonly events: RealtimeEvent[];
   readonly ids: IdentityFactory;
   readonly taskService: TaskService;
   readonly sessionService: SessionService;
@@ -42,7 +37,6 @@ export class McpWorld {
   readonly groups: ProjectGroupService;
   /** Only for `snapshot`/`activities`: its services run on a private bus. */
   readonly rows: TaskFactory;
-  private readonly clients: Client[] = [];
 
   companyUuid!: string;
   ownerUser!: SeededUser;
@@ -54,19 +48,18 @@ export class McpWorld {
   admin!: McpAgent;
   foreign!: { companyUuid: string; owner: Actor; projectUuid: string; admin: McpAgent };
 
-  private constructor(readonly app: TestApp) {
-    const db = app.db.dataSource;
-    this.ids = new IdentityFactory(db);
+  private constructor(readonly app: World) {
+    this.ids = app.ids;
     this.taskService = app.get(TaskService);
     this.sessionService = app.get(SessionService);
     this.projects = app.get(ProjectService);
     this.groups = app.get(ProjectGroupService);
-    this.rows = new TaskFactory(db, createHarness(db));
-    app.get(EventBus).subscribe('change', (e) => this.events.push(e));
+    this.rows = new TaskFactory(app.ds, app.h);
+    this.events = app.recordEvents();
   }
 
   static async start(): Promise<McpWorld> {
-    const w = new McpWorld(await startTestApp());
+    const w = new McpWorld(await World.start());
     const company = await w.ids.company();
     w.companyUuid = company.uuid;
     w.ownerUser = await w.ids.user(company.uuid, { name: 'Owner' });
@@ -94,18 +87,16 @@ export class McpWorld {
 
   /** A new agent of `companyUuid` with its own key and client; `headers` are sent on every request. */
   async agent(companyUuid: string, ownerUuid: string, preset: string, name = `Agent ${unique()}`, headers: Record<string, string> = {}): Promise<McpAgent> {
-    const { agent, key } = await this.ids.agent(companyUuid, ownerUuid, { preset, name });
-    return { uuid: agent.uuid, name: agent.name, key, actor: agentActor(agent, companyUuid), client: await this.client(key, headers) };
+    const { uuid, name: agentName, key, actor, client } = await this.app.agent(companyUuid, ownerUuid, { preset, name, headers });
+    return { uuid, name: agentName, key, actor, client };
   }
 
-  async client(key: string, headers: Record<string, string> = {}): Promise<Client> {
-    const client = await mcpClient(this.app.url, key, headers);
-    this.clients.push(client);
-    return client;
+  client(key: string, headers: Record<string, string> = {}): Promise<Client> {
+    return this.app.mcp(key, headers);
   }
 
   call<T = any>(agent: McpAgent | Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult<T>> {
-    return callTool<T>('client' in agent ? agent.client : agent, name, args);
+    return this.app.call<T>(agent, name, args);
   }
 
   /** Clears and returns the recorded change events. */
@@ -165,10 +156,8 @@ export class McpWorld {
   }
 
   /** A successful call: its result data (fails the test with the error otherwise). */
-  async ok<T = any>(agent: McpAgent, name: string, args: Record<string, unknown> = {}): Promise<T> {
-    const res = await this.call<T>(agent, name, args);
-    if (res.isError) throw new Error(`${name} failed: ${JSON.stringify(res.data)}`);
-    return res.data;
+  ok<T = any>(agent: McpAgent, name: string, args: Record<string, unknown> = {}): Promise<T> {
+    return this.app.ok<T>(agent, name, args);
   }
 
   /** The change event shape of a task in this world's company. */
@@ -176,9 +165,8 @@ export class McpWorld {
     return { companyUuid: this.companyUuid, projectUuid, entityType: 'task', entityUuid, action };
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.clients.map((c) => c.close()));
-    await this.app.close();
+  close(): Promise<void> {
+    return this.app.close();
   }
 }
 

@@ -4,7 +4,7 @@ import type { Actor, ActorType } from '../../src/shared/auth/actor.js';
 import { DocumentService, type DocumentType } from '../../src/modules/documents/index.js';
 import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
+import { agentActor, createHarness, userActor, type Harness } from '../utils/world.js';
 import { IdentityFactory } from './identity.factory.js';
 import { AcceptanceCriterionEntity, ActivityEntity, AgentSessionEntity, CommentEntity, DocumentEntity, IdeaEntity, ProjectEntity, ProposalEntity, ReferenceEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 

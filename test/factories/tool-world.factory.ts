@@ -1,10 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ProjectEntity } from '../../src/modules/projects/index.js';
-import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
-import { callTool, mcpClient } from '../utils/mcp.js';
-import type { TestApp } from '../utils/test-app.js';
-import { IdentityFactory, type SeededUser } from './identity.factory.js';
+import { callTool, okCall } from '../utils/mcp-client.js';
+import type { World } from '../utils/world.js';
+import type { SeededUser } from './identity.factory.js';
 import { LONG_CONTENT, ProposalFactory } from './proposal.factory.js';
 
 /** One agent as a tool caller: its record, its key, an SDK client bound to that key. */
@@ -19,10 +18,10 @@ export interface ToolAgent {
 /**
  * Company A: a user owning a pm, an admin and a developer agent, a second user owning "another" pm agent, and a
  * project. Company B: a user, an admin agent and a project — the other tenant. Change events of the in-process bus
- * are collected in `events`.
+ * are collected in `events`. Built on the app's `World` (its agents' clients close with it).
  */
 export interface ToolWorld {
-  app: TestApp;
+  app: World;
   f: ProposalFactory;
   companyUuid: string;
   owner: SeededUser;
@@ -35,26 +34,20 @@ export interface ToolWorld {
   events: RealtimeEvent[];
   /** The events collected since the last call, emptying the list. */
   takeEvents(): RealtimeEvent[];
-  close(): Promise<void>;
 }
 
-export async function seedToolWorld(app: TestApp): Promise<ToolWorld> {
-  const ids = new IdentityFactory(app.db.dataSource);
-  const f = new ProposalFactory(app.db.dataSource);
-  const clients: Client[] = [];
+export async function seedToolWorld(app: World): Promise<ToolWorld> {
+  const f = new ProposalFactory(app.ds);
   const agent = async (companyUuid: string, ownerUuid: string, preset: string, name: string): Promise<ToolAgent> => {
-    const a = await ids.agent(companyUuid, ownerUuid, { preset, name });
-    const client = await mcpClient(app.url, a.key);
-    clients.push(client);
-    return { uuid: a.agent.uuid, name: a.agent.name, key: a.key, client, who: { type: 'agent', uuid: a.agent.uuid } };
+    const a = await app.agent(companyUuid, ownerUuid, { preset, name });
+    return { uuid: a.uuid, name: a.name, key: a.key, client: a.client, who: { type: 'agent', uuid: a.uuid } };
   };
-  const a = await ids.company('Tools A');
-  const owner = await ids.user(a.uuid, { name: 'Owner' });
-  const colleague = await ids.user(a.uuid, { name: 'Colleague' });
-  const b = await ids.company('Tools B');
-  const outsider = await ids.user(b.uuid, { name: 'Outsider' });
-  const events: RealtimeEvent[] = [];
-  app.get(EventBus).subscribe('change', (e) => events.push(e));
+  const a = await app.company('Tools A');
+  const owner = await app.user(a.uuid, { name: 'Owner' });
+  const colleague = await app.user(a.uuid, { name: 'Colleague' });
+  const b = await app.company('Tools B');
+  const outsider = await app.user(b.uuid, { name: 'Outsider' });
+  const events = app.recordEvents();
   return {
     app,
     f,
@@ -68,17 +61,12 @@ export async function seedToolWorld(app: TestApp): Promise<ToolWorld> {
     other: { companyUuid: b.uuid, project: await f.project(b.uuid, 'Other tenant project'), admin: await agent(b.uuid, outsider.uuid, 'admin_agent', 'Outsider admin') },
     events,
     takeEvents: () => events.splice(0, events.length),
-    close: async () => {
-      for (const c of clients) await c.close();
-    },
   };
 }
 
 /** Calls a tool that must succeed and returns its parsed result. */
-export async function ok<T = any>(agent: ToolAgent, name: string, args: Record<string, unknown>): Promise<T> {
-  const res = await callTool<T>(agent.client, name, args);
-  if (res.isError) throw new Error(`${name} failed: ${JSON.stringify(res.data)}`);
-  return res.data;
+export function ok<T = any>(agent: ToolAgent, name: string, args: Record<string, unknown>): Promise<T> {
+  return okCall<T>(agent.client, name, args);
 }
 
 /** A refused call: the parsed `{error}` of an isError result (fails the test when the call succeeded). */

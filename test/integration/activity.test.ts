@@ -5,7 +5,7 @@ import { ActivityEntity } from '../../src/entities.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
+import { agentActor, createHarness, userActor, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 let tdb: TestDatabase;

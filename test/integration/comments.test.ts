@@ -5,7 +5,7 @@ import type { Actor } from '../../src/shared/auth/actor.js';
 import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
+import { agentActor, createHarness, userActor, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, CommentEntity } from '../../src/entities.js';
 

@@ -17,7 +17,7 @@ import { createLogger, PinoNestLogger, requestContext } from '../../src/shared/l
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { userActor } from '../utils/harness.js';
+import { userActor } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /**

@@ -11,7 +11,7 @@ import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { MutationDriver, type Kind } from '../factories/mutation.factory.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
+import { agentActor, createHarness, userActor, type Harness } from '../utils/world.js';
 import { bindOnEvent } from '../utils/on-event.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, MentionEntity, NotificationEntity, TaskEntity } from '../../src/entities.js';

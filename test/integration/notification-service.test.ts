@@ -8,7 +8,7 @@ import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
-import { agentActor, createHarness, userActor } from '../utils/harness.js';
+import { agentActor, createHarness, userActor } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { NotificationEntity } from '../../src/entities.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolveProjectScope } from '../../src/modules/assignments/index.js';
 import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { createHarness, userActor } from '../utils/harness.js';
+import { createHarness, userActor } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 describe('resolveProjectScope (tools.md §2) against PostgreSQL', () => {

@@ -4,7 +4,7 @@ import { ProjectGroupService, ProjectService } from '../../src/modules/projects/
 import { DomainFactory } from '../factories/domain.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { expectAppError, tableCounts } from '../utils/expect-error.js';
-import { createHarness, userActor, type Harness } from '../utils/harness.js';
+import { createHarness, userActor, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 let db: TestDatabase;

@@ -4,7 +4,7 @@ import { deleteTargetCollaboration, insertReferences, listForTarget, ReferenceSe
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
+import { agentActor, createHarness, userActor, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, CommentEntity, ReferenceEntity } from '../../src/entities.js';
 

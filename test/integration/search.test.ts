@@ -4,7 +4,7 @@ import { SearchService } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { userActor } from '../utils/harness.js';
+import { userActor } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 let tdb: TestDatabase;

@@ -1,6 +1,6 @@
 import type { SessionRecord } from '../../src/modules/sessions/index.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
+import { createHarness, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /** Agent sessions: the state machine of domain.md §7 and the session tools of tools.md §5.3. */

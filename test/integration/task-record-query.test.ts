@@ -7,7 +7,7 @@ import { AcceptanceCriterionEntity, TaskEntity } from '../../src/modules/tasks/t
 import { TaskReader } from '../../src/modules/tasks/task.reader.js';
 import { taskPeople, toCriterionRecord, toTaskSummary } from '../../src/modules/tasks/task.records.js';
 import { TaskFactory } from '../factories/task.factory.js';
-import { createHarness } from '../utils/harness.js';
+import { createHarness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /*

@@ -1,6 +1,6 @@
 import type { TaskRecord } from '../../src/modules/tasks/index.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
+import { createHarness, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /** The acceptance-criteria gate, self-check, verification marks and the reset rule (domain.md §6.3, §6.5). */

@@ -1,6 +1,6 @@
 import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
+import { createHarness, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /** svc_create_tasks, dependency edits (domain.md §6.4) and task deletion (§8). */

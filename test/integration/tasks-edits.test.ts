@@ -1,6 +1,6 @@
 import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
+import { createHarness, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /** svc_update_task field edits and named sessions, svc_report_work (tools.md §5.2, §5.4). */

@@ -1,6 +1,6 @@
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';
 import { TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
+import { createHarness, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /** Listings, the TaskRecord shape of tools.md §5.9 and the task tracker of tools.md §3. */

@@ -2,7 +2,7 @@ import type { Actor } from '../../src/shared/auth/actor.js';
 import { AgentService } from '../../src/modules/identity/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
+import { createHarness, type Harness } from '../utils/world.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /** domain.md §6.1/§6.2: every transition row, its side effects and event, and every guard's refusal. */

@@ -1,13 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
-import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { DomainFactory } from '../factories/domain.factory.js';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
-import { agentActor, userActor } from './harness.js';
-import { callTool, mcpClient } from './mcp.js';
-import { startTestApp, type TestApp } from './test-app.js';
+import type { SeededUser } from '../factories/identity.factory.js';
+import { userActor, World } from './world.js';
+import type { ToolResult } from './mcp-client.js';
 
 /** An agent as the tool tests drive it: its SDK client over real HTTP and its Actor for seeding. */
 export interface McpAgent {
@@ -23,7 +21,7 @@ export interface McpAgent {
  * mallory (admin_agent). `events` records every change event of the in-process bus.
  */
 export interface McpWorld {
-  app: TestApp;
+  app: World;
   companyUuid: string;
   alice: Actor;
   bob: Actor;
@@ -52,25 +50,20 @@ export interface McpWorld {
 const SNAPSHOT_TABLES = ['project', 'project_group', 'idea', 'elaboration_round', 'elaboration_question', 'proposal', 'task', 'document', 'comment', 'reference', 'activity', 'mention'];
 
 export async function createMcpWorld(): Promise<McpWorld> {
-  const app = await startTestApp();
-  const ds = app.db.dataSource;
-  const ids = new IdentityFactory(ds);
-  const a = await ids.company();
-  const aliceU: SeededUser = await ids.user(a.uuid, { name: 'Alice' });
-  const bobU: SeededUser = await ids.user(a.uuid, { name: 'Bob' });
-  const b = await ids.company();
-  const malloryU = await ids.user(b.uuid, { name: 'Mallory' });
+  const app = await World.start();
+  const ds = app.ds;
+  const a = await app.company();
+  const aliceU: SeededUser = await app.user(a.uuid, { name: 'Alice' });
+  const bobU: SeededUser = await app.user(a.uuid, { name: 'Bob' });
+  const b = await app.company();
+  const malloryU = await app.user(b.uuid, { name: 'Mallory' });
 
-  const clients: Client[] = [];
   const agent = async (companyUuid: string, ownerUuid: string, preset: string, name: string): Promise<McpAgent> => {
-    const { agent: rec, key } = await ids.agent(companyUuid, ownerUuid, { preset, name });
-    const client = await mcpClient(app.url, key);
-    clients.push(client);
-    return { uuid: rec.uuid, name: rec.name, client, actor: agentActor(rec, companyUuid) };
+    const { uuid, name: agentName, client, actor } = await app.agent(companyUuid, ownerUuid, { preset, name });
+    return { uuid, name: agentName, client, actor };
   };
 
-  const events: RealtimeEvent[] = [];
-  const unsubscribe = app.get(EventBus).subscribe('change', (e) => events.push(e));
+  const events = app.recordEvents();
   const takeEvents = (): RealtimeEvent[] => events.splice(0, events.length);
 
   const snapshot = async (): Promise<unknown[]> => {
@@ -79,7 +72,7 @@ export async function createMcpWorld(): Promise<McpWorld> {
     return out;
   };
 
-  const call = <T>(who: McpAgent, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: T }> => callTool<T>(who.client, name, args);
+  const call = <T>(who: McpAgent, name: string, args: Record<string, unknown> = {}): Promise<ToolResult<T>> => app.call<T>(who, name, args);
 
   return {
     app,
@@ -95,11 +88,7 @@ export async function createMcpWorld(): Promise<McpWorld> {
     events,
     takeEvents,
     call,
-    ok: async <T>(who: McpAgent, name: string, args: Record<string, unknown> = {}): Promise<T> => {
-      const res = await call<T>(who, name, args);
-      if (res.isError) throw new Error(`${name} refused: ${JSON.stringify(res.data)}`);
-      return res.data;
-    },
+    ok: <T>(who: McpAgent, name: string, args: Record<string, unknown> = {}): Promise<T> => app.ok<T>(who, name, args),
     refused: async (who, name, args, code, message) => {
       takeEvents();
       const before = await snapshot();
@@ -111,11 +100,7 @@ export async function createMcpWorld(): Promise<McpWorld> {
       return res.data.error;
     },
     ev: (entityType, entityUuid, projectUuid, action) => ({ companyUuid: a.uuid, projectUuid, entityType, entityUuid, action }),
-    close: async () => {
-      unsubscribe();
-      for (const c of clients) await c.close();
-      await app.close();
-    },
+    close: () => app.close(),
   };
 }
 

@@ -1,10 +1,10 @@
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { tableCounts } from './expect-error.js';
 import { ChangeEvents, compact } from './change-events.js';
-import { HttpClient, type HttpResult } from './http.js';
+import type { HttpClient, HttpResult } from './http.js';
 import { expectError } from './rest-world.js';
-import { startTestApp, type TestApp } from './test-app.js';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+import { World } from './world.js';
+import type { IdentityFactory, SeededUser } from '../factories/identity.factory.js';
 import { ProposalFactory } from '../factories/proposal.factory.js';
 
 /**
@@ -12,7 +12,7 @@ import { ProposalFactory } from '../factories/proposal.factory.js';
  * projects; company B with bob and one project. Clients are logged in; `events` reads alice's company stream.
  */
 export interface RestCast {
-  app: TestApp;
+  app: World;
   f: ProposalFactory;
   ids: IdentityFactory;
   companyA: string;
@@ -34,19 +34,15 @@ export interface RestCast {
 }
 
 export async function createRestCast(): Promise<RestCast> {
-  const app = await startTestApp();
-  const ids = new IdentityFactory(app.db.dataSource);
-  const f = new ProposalFactory(app.db.dataSource);
-  const a = await ids.company('A');
-  const b = await ids.company('B');
-  const aliceUser = await ids.user(a.uuid, { name: 'Alice' });
-  const carolUser = await ids.user(a.uuid, { name: 'Carol' });
-  const bobUser = await ids.user(b.uuid, { name: 'Bob' });
-  const login = async (u: SeededUser) => {
-    const c = new HttpClient(app.url);
-    await c.login(u.email, u.password);
-    return c;
-  };
+  const app = await World.start();
+  const ids = app.ids;
+  const f = new ProposalFactory(app.ds);
+  const a = await app.company('A');
+  const b = await app.company('B');
+  const aliceUser = await app.user(a.uuid, { name: 'Alice' });
+  const carolUser = await app.user(a.uuid, { name: 'Carol' });
+  const bobUser = await app.user(b.uuid, { name: 'Bob' });
+  const login = (u: SeededUser) => app.login(u);
   const alice = await login(aliceUser);
   const events = await ChangeEvents.open(app, alice.cookie!, a.uuid);
   return {
@@ -61,7 +57,7 @@ export async function createRestCast(): Promise<RestCast> {
     alice,
     carol: await login(carolUser),
     bob: await login(bobUser),
-    anon: new HttpClient(app.url),
+    anon: app.http(),
     aliceAgent: (await ids.agent(a.uuid, aliceUser.uuid, { name: 'Alice bot' })).agent,
     carolAgent: (await ids.agent(a.uuid, carolUser.uuid, { name: 'Carol bot' })).agent,
     projectA: (await f.project(a.uuid, 'Project A')).uuid,

@@ -4,11 +4,10 @@ import type { TransactionRunner } from '../../src/shared/database/transaction-ru
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { DomainFactory } from '../factories/domain.factory.js';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
-import { createHarness, userActor } from './harness.js';
-import { HttpClient, type HttpResult } from './http.js';
+import type { IdentityFactory, SeededUser } from '../factories/identity.factory.js';
+import { userActor, World } from './world.js';
+import type { HttpClient, HttpResult } from './http.js';
 import { openEventSource, type TestEventSource } from './sse.js';
-import { startTestApp, type TestApp } from './test-app.js';
 
 export type ExpectedEvent = Omit<RealtimeEvent, 'companyUuid'>;
 
@@ -21,12 +20,12 @@ export class ChangeStream {
   private taken = 0;
 
   private constructor(
-    private readonly app: TestApp,
+    private readonly app: World,
     private readonly companyUuid: string,
     private readonly source: TestEventSource,
   ) {}
 
-  static async open(app: TestApp, cookie: string, companyUuid: string): Promise<ChangeStream> {
+  static async open(app: World, cookie: string, companyUuid: string): Promise<ChangeStream> {
     const source = openEventSource(`${app.url}/api/events`, cookie);
     await source.opened;
     return new ChangeStream(app, companyUuid, source);
@@ -69,7 +68,7 @@ export interface Tenant {
  * harness bus (so seeding never shows on the app's streams).
  */
 export interface RestWorld {
-  app: TestApp;
+  app: World;
   a: Tenant;
   b: Tenant;
   anon: HttpClient;
@@ -82,24 +81,21 @@ export interface RestWorld {
 }
 
 export async function createRestWorld(): Promise<RestWorld> {
-  const app = await startTestApp();
-  const identity = new IdentityFactory(app.db.dataSource);
+  const app = await World.start();
   const tenant = async (companyUuid: string): Promise<Tenant> => {
-    const user = await identity.user(companyUuid);
-    const http = new HttpClient(app.url);
-    await http.login(user.email, user.password);
-    return { companyUuid, user, actor: userActor(user), http };
+    const user = await app.user(companyUuid);
+    return { companyUuid, user, actor: userActor(user), http: await app.login(user) };
   };
-  const a = await tenant((await identity.company()).uuid);
-  const b = await tenant((await identity.company()).uuid);
-  const runner = createHarness(app.db.dataSource).runner;
+  const a = await tenant((await app.company()).uuid);
+  const b = await tenant((await app.company()).uuid);
+  const runner = app.h.runner;
   return {
     app,
     a,
     b,
-    anon: new HttpClient(app.url),
-    identity,
-    seed: new DomainFactory(app.db.dataSource, runner),
+    anon: app.http(),
+    identity: app.ids,
+    seed: new DomainFactory(app.ds, runner),
     runner,
     colleague: () => tenant(a.companyUuid),
   };
