@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { change, ok, proposalIn, refusal, seedToolWorld, type ToolAgent, type ToolWorld } from '../factories/tool-world.factory.js';
+import { change, ok, proposalIn, refusal, seedToolWorld, type ToolAgent, type ToolWorld } from '../utils/mcp-world.js';
 import { callTool } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 

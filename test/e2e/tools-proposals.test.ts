@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LONG_CONTENT } from '../factories/proposal.factory.js';
-import { change, draftProposal, ok, proposalIn, refusal, seedToolWorld, type ToolAgent, type ToolWorld } from '../factories/tool-world.factory.js';
+import { change, draftProposal, ok, proposalIn, refusal, seedToolWorld, type ToolAgent, type ToolWorld } from '../utils/mcp-world.js';
 import { callTool } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 
