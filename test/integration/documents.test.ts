@@ -13,7 +13,7 @@ describe('documents (tools.md §5.7)', () => {
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    w = await seedWorld(db.dataSource);
+    w = await seedWorld(world);
   });
   afterAll(() => world.close());
 

@@ -16,7 +16,7 @@ describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    w = await seedWorld(db.dataSource);
+    w = await seedWorld(world);
     w.h.onCommitted((m) => {
       committed.push(m);
     });

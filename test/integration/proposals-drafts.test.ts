@@ -1,16 +1,13 @@
-import type { TestDatabase } from '../utils/test-database.js';
 import { World } from '../utils/world.js';
 import { LONG_CONTENT, readyProposal, refused, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 
 describe('proposal drafts (tools.md §5.6)', () => {
   let world: World;
-  let db: TestDatabase;
   let w: ProposalWorld;
 
   beforeAll(async () => {
     world = await World.database();
-    db = world.db;
-    w = await seedWorld(db.dataSource);
+    w = await seedWorld(world);
   });
   afterAll(() => world.close());
 

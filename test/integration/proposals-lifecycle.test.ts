@@ -13,7 +13,7 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    w = await seedWorld(db.dataSource);
+    w = await seedWorld(world);
   });
   afterAll(() => world.close());
 

@@ -1,5 +1,5 @@
 import type { TestDatabase } from '../utils/test-database.js';
-import { World } from '../utils/world.js';
+import { createHarness, World } from '../utils/world.js';
 import { proposalIn, refused, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 import { DocumentEntity, ProposalEntity } from '../../src/entities.js';
 
@@ -14,8 +14,8 @@ describe('proposals and documents: tenant isolation', () => {
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    a = await seedWorld(db.dataSource);
-    b = await seedWorld(db.dataSource);
+    a = await seedWorld(world);
+    b = await seedWorld(world, createHarness(world.ds)); // its own bus: B's events never mix with A's
     const draft = await proposalIn(a, 'draft');
     owned = {
       draft: draft.uuid,

@@ -12,7 +12,7 @@ describe('proposal validation (domain.md §5.2)', () => {
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    w = await seedWorld(db.dataSource);
+    w = await seedWorld(world);
   });
   afterAll(() => world.close());
 
