@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AuthService } from '../../src/modules/identity/index.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 
@@ -9,14 +9,14 @@ const FORBIDDEN = { success: false, error: { code: 'FORBIDDEN', message: "Only t
 const AGENT_NOT_FOUND = { success: false, error: { code: 'NOT_FOUND', message: 'Agent not found' } };
 
 describe('agent management REST (e2e)', () => {
-  let app: TestApp;
+  let app: World;
   let owner: HttpClient;
   let colleague: HttpClient;
   let outsider: HttpClient;
   let alice: SeededUser;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     const f = new IdentityFactory(app.db.dataSource);
     const a = await f.company('A');
     const b = await f.company('B');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 
@@ -8,13 +8,13 @@ const tokenOf = (cookie: string | null): string => cookie!.replace(/^svc_session
 const COOKIE_RE = /^svc_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/;
 
 describe('browser authentication (e2e)', () => {
-  let app: TestApp;
+  let app: World;
   let f: IdentityFactory;
   let company: { uuid: string; name: string };
   let user: SeededUser;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     f = new IdentityFactory(app.db.dataSource);
     company = await f.company('Acme');
     user = await f.user(company.uuid, { email: 'alice@example.test', name: 'Alice', password: 'correct horse' });
@@ -154,11 +154,11 @@ describe('browser authentication (e2e)', () => {
   });
 
   describe('with CORS_ORIGINS, PUBLIC_URL and COOKIE_SECURE', () => {
-    let corsApp: TestApp;
+    let corsApp: World;
     const listed = 'https://app.example.com';
 
     beforeAll(async () => {
-      corsApp = await startTestApp({ CORS_ORIGINS: `${listed},http://localhost:5173`, PUBLIC_URL: 'https://svc.example.com/', COOKIE_SECURE: 'true' });
+      corsApp = await World.start({ env: { CORS_ORIGINS: `${listed},http://localhost:5173`, PUBLIC_URL: 'https://svc.example.com/', COOKIE_SECURE: 'true' } });
       const f2 = new IdentityFactory(corsApp.db.dataSource);
       const c = await f2.company();
       await f2.user(c.uuid, { email: 'bob@example.test', password: 'bob password' });

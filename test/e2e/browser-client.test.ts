@@ -7,7 +7,7 @@ import { StreamService } from '../../src/modules/realtime/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { HttpClient } from '../utils/http.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 
 const CLIENT = readFileSync(new URL('../../client/realtime.js', import.meta.url), 'utf8');
 const PAGE = `<!doctype html><html><body><script type="module">
@@ -21,7 +21,7 @@ const PAGE = `<!doctype html><html><body><script type="module">
 </script></body></html>`;
 
 describe('browser client module in headless Chromium', () => {
-  let app: TestApp;
+  let app: World;
   let browser: Browser;
   let page: Page;
   let companyUuid: string;
@@ -30,7 +30,7 @@ describe('browser client module in headless Chromium', () => {
   let projectUuid: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     const f = new IdentityFactory(app.db.dataSource);
     const c = await f.company();
     companyUuid = c.uuid;

@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { ProposalFactory } from '../factories/proposal.factory.js';
 import { ensureBuilt, runCli } from '../utils/built.js';
-import { mcpClient } from '../utils/mcp.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { mcpClient } from '../utils/mcp-client.js';
+import { World } from '../utils/world.js';
 
 const SLOW = 90_000;
 
@@ -32,7 +32,7 @@ async function recordingProxy(target: string): Promise<{ url: string; seen: http
 }
 
 describe('CLI tool client: mcp tools / mcp call (e2e, built CLI as a child process)', () => {
-  let app: TestApp;
+  let app: World;
   let pmKey: string;
   let projectUuid: string;
   let dataDir: string;
@@ -41,7 +41,7 @@ describe('CLI tool client: mcp tools / mcp call (e2e, built CLI as a child proce
 
   beforeAll(async () => {
     ensureBuilt();
-    app = await startTestApp();
+    app = await World.start();
     const ids = new IdentityFactory(app.db.dataSource);
     const c = await ids.company();
     const u = await ids.user(c.uuid);

@@ -11,7 +11,7 @@ import { findRunningEmbedded, removeEmbeddedData } from '../../src/shared/databa
 import { ALL_PERMISSIONS } from '../../src/shared/auth/permissions.js';
 import { ensureBuilt, runCli } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 import { createTestDatabase } from '../utils/test-database.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -20,13 +20,13 @@ const SLOW = 90_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('admin CLI (e2e, built CLI as a child process)', () => {
-  let app: TestApp;
+  let app: World;
   let cli: (...args: string[]) => ReturnType<typeof runCli>;
   const count = async (sql: string, params: unknown[] = []): Promise<number> => (await app.db.dataSource.query(sql, params))[0].n;
 
   beforeAll(async () => {
     ensureBuilt();
-    app = await startTestApp();
+    app = await World.start();
     // The CLI reaches the app's own database, so what it creates is visible through the app.
     cli = (...args) => runCli(args, { DATABASE_URL: app.db.url });
   }, 180_000);

@@ -1,12 +1,12 @@
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
 
 describe('ops endpoints (e2e)', () => {
-  let app: TestApp;
+  let app: World;
   let http: HttpClient;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     http = new HttpClient(app.url);
   });
   afterAll(() => app.close());

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 
 describe('REST error envelope (e2e)', () => {
-  let app: TestApp;
+  let app: World;
   let http: HttpClient;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     http = new HttpClient(app.url);
     const f = new IdentityFactory(app.db.dataSource);
     const company = await f.company();

@@ -1,13 +1,13 @@
 import { RATE_LIMITED_RPC_CODE } from '../../src/modules/tools/index.js';
 import { AgentService } from '../../src/modules/identity/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { mcpClient, rpc } from '../utils/mcp.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { mcpClient, rpc } from '../utils/mcp-client.js';
+import { World } from '../utils/world.js';
 
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function seedKeys(app: TestApp): Promise<{ key: string; agentUuid: string; companyUuid: string }> {
+async function seedKeys(app: World): Promise<{ key: string; agentUuid: string; companyUuid: string }> {
   const f = new IdentityFactory(app.db.dataSource);
   const c = await f.company();
   const u = await f.user(c.uuid);
@@ -17,7 +17,7 @@ async function seedKeys(app: TestApp): Promise<{ key: string; agentUuid: string;
 
 describe('tool endpoint rate limit per API key (e2e)', () => {
   describe('MCP_RATE_LIMIT_PER_MINUTE=30 (a token every 2 s, burst 30)', () => {
-    let app: TestApp;
+    let app: World;
     let seeded: { key: string; agentUuid: string; companyUuid: string };
     const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -31,7 +31,7 @@ describe('tool endpoint rate limit per API key (e2e)', () => {
     }
 
     beforeAll(async () => {
-      app = await startTestApp({ MCP_RATE_LIMIT_PER_MINUTE: '30' });
+      app = await World.start({ env: { MCP_RATE_LIMIT_PER_MINUTE: '30' } });
       seeded = await seedKeys(app);
     });
     afterAll(() => app.close());
@@ -100,9 +100,9 @@ describe('tool endpoint rate limit per API key (e2e)', () => {
   });
 
   describe('MCP_RATE_LIMIT_PER_MINUTE=0', () => {
-    let app: TestApp;
+    let app: World;
     beforeAll(async () => {
-      app = await startTestApp({ MCP_RATE_LIMIT_PER_MINUTE: '0' });
+      app = await World.start({ env: { MCP_RATE_LIMIT_PER_MINUTE: '0' } });
     });
     afterAll(() => app.close());
 

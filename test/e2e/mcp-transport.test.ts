@@ -2,18 +2,18 @@ import { jest } from '@jest/globals';
 import { CredentialResolver } from '../../src/shared/auth/auth-context.js';
 import { McpEndpoint } from '../../src/modules/tools/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { mcpClient, rpc } from '../utils/mcp.js';
+import { mcpClient, rpc } from '../utils/mcp-client.js';
 import { adminQuery } from '../utils/test-database.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 
 describe('tool endpoint transport (e2e)', () => {
-  let app: TestApp;
+  let app: World;
   let key: string;
   let revokedKey: string;
   const auth = () => ({ authorization: `Bearer ${key}` });
 
   beforeAll(async () => {
-    app = await startTestApp({ CORS_ORIGINS: 'http://cors.example' });
+    app = await World.start({ env: { CORS_ORIGINS: 'http://cors.example' } });
     const f = new IdentityFactory(app.db.dataSource);
     const c = await f.company();
     const u = await f.user(c.uuid);

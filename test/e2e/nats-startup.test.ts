@@ -4,7 +4,7 @@ import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
 import { openEventSource, type TestEventSource } from '../utils/sse.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,7 +23,7 @@ async function until(what: string, cond: () => Promise<boolean>, timeoutMs = 15_
  */
 describe('starting with NATS down', () => {
   let nats: TestNatsServer;
-  let app: TestApp;
+  let app: World;
   let http: HttpClient;
   let stream: TestEventSource;
   let raw: NatsConnection | null = null;
@@ -33,7 +33,7 @@ describe('starting with NATS down', () => {
 
   beforeAll(async () => {
     nats = await TestNatsServer.reserve();
-    app = await startTestApp({ NATS_URL: nats.url, BUS_SUBJECT_PREFIX: prefix, SSE_HEARTBEAT_MS: '30000' });
+    app = await World.start({ env: { NATS_URL: nats.url, BUS_SUBJECT_PREFIX: prefix, SSE_HEARTBEAT_MS: '30000' } });
     const ids = new IdentityFactory(app.db.dataSource);
     companyUuid = (await ids.company()).uuid;
     const user = await ids.user(companyUuid);
@@ -92,7 +92,7 @@ describe('starting with NATS down', () => {
 describe('stopping while NATS is down', () => {
   it('stops without waiting for NATS', async () => {
     const nats = await TestNatsServer.reserve();
-    const app = await startTestApp({ NATS_URL: nats.url });
+    const app = await World.start({ env: { NATS_URL: nats.url } });
     expect((await fetch(`${app.url}/health/ready`)).status).toBe(503);
     await app.close();
     expect(app.logs.filter((l) => l.level === 'fatal' || l.level === 'error')).toEqual([]);

@@ -3,17 +3,16 @@ import { CommentService } from '../../src/modules/collaboration/index.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
-import { userActor } from '../utils/harness.js';
+import { userActor, World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
 import { openEventSource } from '../utils/sse.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
 import { NotificationEntity } from '../../src/entities.js';
 
 const UNAUTHORIZED = { success: false, error: { code: 'UNAUTHORIZED', message: 'Authentication required' } };
 const NOT_FOUND = { success: false, error: { code: 'NOT_FOUND', message: 'Notification not found' } };
 
 describe('notification routes (e2e)', () => {
-  let app: TestApp;
+  let app: World;
   let n: NotificationFactory;
   let companyUuid: string;
   let alice: SeededUser;
@@ -31,7 +30,7 @@ describe('notification routes (e2e)', () => {
   const clear = () => app.db.dataSource.query('DELETE FROM notification WHERE recipient_uuid = ANY($1::uuid[])', [[alice.uuid, bob.uuid, agentInbox.uuid]]);
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     n = new NotificationFactory(app.db.dataSource);
     const ids = new IdentityFactory(app.db.dataSource);
     const company = await ids.company();

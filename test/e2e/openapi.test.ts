@@ -1,10 +1,10 @@
 import { RouteTable } from '../../src/shared/http/route-table.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 
 const STANDARD = new Set(['get', 'post', 'put', 'patch', 'delete']);
 
 /** Every route the app serves (from Express's router), as "METHOD /path/{param}". */
-function servedRoutes(app: TestApp): string[] {
+function servedRoutes(app: World): string[] {
   const express = app.service.app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> } };
   const out: string[] = [];
   for (const layer of express.router.stack) {
@@ -16,9 +16,9 @@ function servedRoutes(app: TestApp): string[] {
 }
 
 describe('OpenAPI document', () => {
-  let app: TestApp;
+  let app: World;
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
   });
   afterAll(() => app.close());
 

@@ -1,8 +1,8 @@
 import type { QueryRunner } from 'typeorm';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
-import { rpc } from '../utils/mcp.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { rpc } from '../utils/mcp-client.js';
+import { World } from '../utils/world.js';
 
 /**
  * Overload found by `npm run bench:soak`: when every connection of the pool stays busy past the pool's connection
@@ -11,13 +11,13 @@ import { startTestApp, type TestApp } from '../utils/test-app.js';
  * internal error (500 with a stack-logged errorId).
  */
 describe('database pool exhausted (e2e)', () => {
-  let app: TestApp;
+  let app: World;
   let http: HttpClient;
   let key: string;
   const held: QueryRunner[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     const f = new IdentityFactory(app.db.dataSource);
     const c = await f.company();
     const u = await f.user(c.uuid);

@@ -6,10 +6,10 @@ import { StreamService } from '../../src/modules/realtime/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { openEventSource, openRaw } from '../utils/sse.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 
 describe('SSE streams (e2e, real EventSource)', () => {
-  let app: TestApp;
+  let app: World;
   let cookieA: string;
   let cookieB: string;
   let companyA: string;
@@ -17,7 +17,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
   let userA: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ SSE_HEARTBEAT_MS: '200' });
+    app = await World.start({ env: { SSE_HEARTBEAT_MS: '200' } });
     const f = new IdentityFactory(app.db.dataSource);
     const a = await f.company();
     const b = await f.company();
@@ -220,7 +220,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
   });
 
   it('ends open streams on shutdown', async () => {
-    const other = await startTestApp();
+    const other = await World.start();
     const f = new IdentityFactory(other.db.dataSource);
     const c = await f.company();
     const u = await f.user(c.uuid);

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ev } from '../utils/change-events.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
-import { createRestCast, expectInvalid, expectRefused, withEvents, type RestCast } from '../utils/rest-cast.js';
-import { expectError } from '../utils/rest-world.js';
+import { createRestCast, expectError, expectInvalid, expectRefused, type RestCast, withEvents } from '../utils/rest-world.js';
 
 /** Document routes of platform.md §9 over a running app, events read from a real EventSource. */
 describe('REST documents (e2e)', () => {

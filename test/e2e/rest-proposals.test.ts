@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LONG_CONTENT } from '../factories/proposal.factory.js';
 import { ev } from '../utils/change-events.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
-import { createRestCast, expectInvalid, expectRefused, withEvents, type RestCast } from '../utils/rest-cast.js';
-import { expectError } from '../utils/rest-world.js';
+import { createRestCast, expectError, expectInvalid, expectRefused, type RestCast, withEvents } from '../utils/rest-world.js';
 
 /** Proposal routes of platform.md §9 (and the proposal report) over a running app, events read from a real EventSource. */
 describe('REST proposals (e2e)', () => {

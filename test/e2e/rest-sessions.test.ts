@@ -1,4 +1,4 @@
-import { agentActor } from '../utils/harness.js';
+import { agentActor } from '../utils/world.js';
 import { ChangeStream, createRestWorld, expectError, expectValidation, type RestWorld } from '../utils/rest-world.js';
 import { SessionService } from '../../src/modules/sessions/session.service.js';
 

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ProposalStatus } from '../../src/modules/proposals/index.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
 import { ev } from '../utils/change-events.js';
-import { createRestCast, expectInvalid, expectRefused, withEvents, type RestCast } from '../utils/rest-cast.js';
-import { expectError } from '../utils/rest-world.js';
+import { createRestCast, expectError, expectInvalid, expectRefused, type RestCast, withEvents } from '../utils/rest-world.js';
 import { ProposalEntity } from '../../src/entities.js';
 
 /** Task routes of platform.md §9 over a running app, with change events read from a real EventSource. */

@@ -4,9 +4,10 @@ import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { findSecrets, linesWithSecrets } from '../../src/shared/logging/secret-scan.js';
 import { childEnv, ensureBuilt, MAIN, ROOT, runCli } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
-import { rpc } from '../utils/mcp.js';
+import { rpc } from '../utils/mcp-client.js';
 import { openRaw } from '../utils/sse.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const random = (n = 24) => randomBytes(n).toString('base64url');
@@ -16,6 +17,7 @@ const random = (n = 24) => randomBytes(n).toString('base64url');
  * or a raw key — successes and failures — then every byte they logged is searched for those secrets.
  */
 describe('secrets never reach the logs (e2e, built service at LOG_LEVEL=trace)', () => {
+  let world: World;
   let db: TestDatabase;
   let proc: ChildProcess | undefined;
   let serviceLog = '';
@@ -28,11 +30,12 @@ describe('secrets never reach the logs (e2e, built service at LOG_LEVEL=trace)',
 
   beforeAll(() => ensureBuilt(), 180_000);
   beforeAll(async () => {
-    db = await createTestDatabase();
+    world = await World.database();
+    db = world.db;
   });
   afterAll(async () => {
     if (proc && proc.exitCode === null) proc.kill('SIGKILL');
-    await db.drop();
+    await world.close();
   });
 
   async function cli(args: string[]) {

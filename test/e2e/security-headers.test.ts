@@ -3,9 +3,9 @@ import type { Browser } from 'playwright-core';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { HttpClient } from '../utils/http.js';
-import { rpc } from '../utils/mcp.js';
+import { rpc } from '../utils/mcp-client.js';
 import { openRaw } from '../utils/sse.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { World } from '../utils/world.js';
 
 type HeaderSource = { get(name: string): string | null };
 
@@ -46,12 +46,12 @@ const fromNode = (headers: Record<string, string | string[] | undefined>): Heade
 });
 
 describe('security headers (e2e)', () => {
-  let app: TestApp;
+  let app: World;
   let http: HttpClient;
   let key: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     const f = new IdentityFactory(app.db.dataSource);
     const c = await f.company();
     const u = await f.user(c.uuid);
@@ -148,9 +148,9 @@ describe('security headers (e2e)', () => {
   }, 60_000);
 
   describe('on an https deployment (COOKIE_SECURE=true)', () => {
-    let secure: TestApp;
+    let secure: World;
     beforeAll(async () => {
-      secure = await startTestApp({ COOKIE_SECURE: 'true' });
+      secure = await World.start({ env: { COOKIE_SECURE: 'true' } });
     });
     afterAll(() => secure.close());
 

@@ -10,7 +10,8 @@ import { loadConfig } from '../../src/config/config.js';
 import { findRunningEmbedded, freePort, removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { childEnv, ensureBuilt, MAIN, ROOT } from '../utils/built.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 import { portAccepts } from '../utils/ports.js';
 
 const GRACE_MS = 10_000;
@@ -96,15 +97,17 @@ describe('graceful shutdown (e2e, built service as a child process)', () => {
   beforeAll(() => ensureBuilt(), 180_000);
 
   describe('with DATABASE_URL', () => {
+    let world: World;
     let db: TestDatabase;
     const login = { email: 'shutdown@example.test', password: 'shutdown password' };
 
     beforeAll(async () => {
-      db = await createTestDatabase();
+      world = await World.database();
+      db = world.db;
       const f = new IdentityFactory(db.dataSource);
       await f.user((await f.company()).uuid, login);
     });
-    afterAll(() => db.drop());
+    afterAll(() => world.close());
 
     it('SIGTERM stops accepting, answers the in-flight request and exits 0 within the grace period', async () => {
       const child = await startBuiltService({ DATABASE_URL: db.url });

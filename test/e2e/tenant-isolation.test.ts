@@ -4,7 +4,6 @@ import { HttpClient, type HttpResult } from '../utils/http.js';
 import {
   companyChecksum,
   leaks,
-  rawCall,
   secretsOf,
   seedTenant,
   syncStreams,
@@ -14,8 +13,8 @@ import {
   type Secrets,
   type Tenant,
 } from '../utils/isolation-world.js';
-import { mcpClient } from '../utils/mcp.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { mcpClient, rawCall } from '../utils/mcp-client.js';
+import { World } from '../utils/world.js';
 
 /**
  * Tenant-isolation matrix: company B (its user session, its admin agent's key, its admin agent's tools) aims every
@@ -507,7 +506,7 @@ function coverageGaps(required: Map<string, Set<string>>, covered: Map<string, S
 }
 
 describe('tenant isolation matrix', () => {
-  let app: TestApp;
+  let app: World;
   let A: Tenant;
   let B: Tenant;
   let aSecrets: Secrets;
@@ -527,7 +526,7 @@ describe('tenant isolation matrix', () => {
   };
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     [A, B] = await Promise.all([seedTenant(app, 'Alpha'), seedTenant(app, 'Bravo')]);
     aSecrets = await secretsOf(app, A);
     bSecrets = await secretsOf(app, B);

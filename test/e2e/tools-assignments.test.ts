@@ -4,8 +4,8 @@ import type { Actor } from '../../src/shared/auth/actor.js';
 import { IdeaService } from '../../src/modules/ideas/index.js';
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';
 import { RESULT_CAP_BYTES } from '../../src/modules/tools/tool-result.js';
-import { McpWorld, sortedKeys, type McpAgent } from '../factories/mcp-world.factory.js';
-import { userActor } from '../utils/harness.js';
+import { McpWorld, sortedKeys, type McpAgent } from '../utils/mcp-world.js';
+import { userActor } from '../utils/world.js';
 
 /** svc_get_my_assignments (tools.md §2, §3) through the official SDK client, with the scoping headers. */
 describe('svc_get_my_assignments (e2e)', () => {

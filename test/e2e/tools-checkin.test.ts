@@ -1,11 +1,11 @@
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
-import { callTool, mcpClient } from '../utils/mcp.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { callTool, mcpClient } from '../utils/mcp-client.js';
+import { World } from '../utils/world.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 describe('svc_checkin and the notification tools (e2e, SDK client)', () => {
-  let app: TestApp;
+  let app: World;
   let http: HttpClient;
   let client: Client;
   let agentUuid: string;
@@ -21,7 +21,7 @@ describe('svc_checkin and the notification tools (e2e, SDK client)', () => {
   let ideaInSecond: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     const f = new IdentityFactory(app.db.dataSource);
     const company = await f.company();
     const user = await f.user(company.uuid, { name: 'Owner Person' });

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { createMcpWorld, type McpWorld } from '../utils/mcp-world.js';
+import { createIdeaToolWorld, type IdeaToolWorld } from '../utils/mcp-world.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 type Kind = 'idea' | 'proposal' | 'task' | 'document';
 const DISPLAY: Record<Kind, string> = { idea: 'Idea', proposal: 'Proposal', task: 'Task', document: 'Document' };
 
 describe('activity, comment, search and reference tools (e2e, MCP SDK client)', () => {
-  let w: McpWorld;
+  let w: IdeaToolWorld;
   let project: string;
   let groupUuid: string;
   const targets = {} as Record<Kind, string>;
 
   beforeAll(async () => {
-    w = await createMcpWorld();
+    w = await createIdeaToolWorld();
     groupUuid = (await w.ok(w.pm, 'svc_admin_create_project_group', { name: 'Collab group' })).uuid;
     project = (await w.ok(w.pm, 'svc_admin_create_project', { name: 'Collab', groupUuid })).uuid;
     const a = w.pm.actor;

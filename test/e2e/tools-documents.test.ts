@@ -1,22 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { change, ok, proposalIn, refusal, seedToolWorld, type ToolAgent, type ToolWorld } from '../factories/tool-world.factory.js';
-import { callTool } from '../utils/mcp.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { change, ok, proposalIn, refusal, seedToolWorld, type ToolAgent, type ToolWorld } from '../utils/mcp-world.js';
+import { callTool } from '../utils/mcp-client.js';
+import { World } from '../utils/world.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SUMMARY_KEYS = ['uuid', 'projectUuid', 'type', 'title', 'version', 'proposalUuid', 'createdBy', 'createdAt', 'updatedAt'];
 const sorted = (keys: string[]) => [...keys].sort();
 
 describe('document tools (e2e, official SDK client)', () => {
-  let app: TestApp;
+  let app: World;
   let w: ToolWorld;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     w = await seedToolWorld(app);
   });
   afterAll(async () => {
-    await w?.close();
     await app?.close();
   });
 

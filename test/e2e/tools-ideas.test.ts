@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { question } from '../factories/domain.factory.js';
-import { createMcpWorld, sortEvents, type McpWorld } from '../utils/mcp-world.js';
+import { createIdeaToolWorld, sortEvents, type IdeaToolWorld } from '../utils/mcp-world.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const q = (id: string, extra: Record<string, unknown> = {}) => ({ ...question(id), ...extra });
 
 describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
-  let w: McpWorld;
+  let w: IdeaToolWorld;
   let project: string;
   let other: string;
   let theirProject: string;
-  const idea = (opts: Parameters<McpWorld['f']['idea']>[2] = {}) => w.f.idea(w.pm.actor, project, opts);
+  const idea = (opts: Parameters<IdeaToolWorld['f']['idea']>[2] = {}) => w.f.idea(w.pm.actor, project, opts);
 
   beforeAll(async () => {
-    w = await createMcpWorld();
+    w = await createIdeaToolWorld();
     project = (await w.ok(w.pm, 'svc_admin_create_project', { name: 'Ideas' })).uuid;
     other = (await w.ok(w.pm, 'svc_admin_create_project', { name: 'Elsewhere' })).uuid;
     theirProject = (await w.ok(w.mallory, 'svc_admin_create_project', { name: 'Theirs' })).uuid;

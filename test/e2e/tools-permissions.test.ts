@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
-import { mcpClient, rpc } from '../utils/mcp.js';
-import { startTestApp, type TestApp } from '../utils/test-app.js';
+import { mcpClient, rpc } from '../utils/mcp-client.js';
+import { World } from '../utils/world.js';
 import { CATALOGUE, DESCRIPTIONS, GATED, PRESET_BITS, PUBLIC_TOOLS, SESSION_TOOLS, type Hint } from '../utils/tool-contract.js';
 
 /**
@@ -61,7 +61,7 @@ function openObjects(schema: any, path = ''): string[] {
 }
 
 describe('tool permission matrix (e2e, official SDK client)', () => {
-  let app: TestApp;
+  let app: World;
   let owner: SeededUser;
   let companyUuid: string;
   const keys = new Map<string, string>();
@@ -69,7 +69,7 @@ describe('tool permission matrix (e2e, official SDK client)', () => {
   const ids = () => new IdentityFactory(app.db.dataSource);
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await World.start();
     const c = await ids().company('Matrix');
     companyUuid = c.uuid;
     owner = await ids().user(c.uuid, { name: 'Owner' });

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { createMcpWorld, type McpWorld } from '../utils/mcp-world.js';
+import { createIdeaToolWorld, type IdeaToolWorld } from '../utils/mcp-world.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const ZERO_COUNTS = { ideas: 0, proposals: 0, documents: 0, tasks: 0 };
 const ZERO_STATUS = { open: 0, assigned: 0, in_progress: 0, to_verify: 0, done: 0, closed: 0 };
 
 describe('project and group tools (e2e, MCP SDK client)', () => {
-  let w: McpWorld;
+  let w: IdeaToolWorld;
 
   beforeAll(async () => {
-    w = await createMcpWorld();
+    w = await createIdeaToolWorld();
   });
   afterAll(() => w.close());
   beforeEach(() => w.takeEvents());

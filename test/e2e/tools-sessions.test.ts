@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { keysOf, McpWorld, SESSION_RECORD_KEYS, sortedKeys, TASK_SUMMARY_KEYS, type McpAgent } from '../factories/mcp-world.factory.js';
+import { keysOf, McpWorld, SESSION_RECORD_KEYS, sortedKeys, TASK_SUMMARY_KEYS, type McpAgent } from '../utils/mcp-world.js';
 
 /** Session tools (tools.md §5.3) through the official SDK client over HTTP. */
 describe('session tools (e2e)', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RESULT_CAP_BYTES } from '../../src/modules/tools/tool-result.js';
 import { AgentService } from '../../src/modules/identity/index.js';
-import { CRITERION_KEYS, keysOf, McpWorld, sortedKeys, TASK_RECORD_KEYS, TASK_SUMMARY_KEYS, type McpAgent } from '../factories/mcp-world.factory.js';
+import { CRITERION_KEYS, keysOf, McpWorld, sortedKeys, TASK_RECORD_KEYS, TASK_SUMMARY_KEYS, type McpAgent } from '../utils/mcp-world.js';
 
 /** Task tools (tools.md §5.1, §5.2, §5.4, §5.6 assign, §5.8) through the official SDK client over HTTP. */
 describe('task tools (e2e)', () => {

@@ -4,8 +4,7 @@ import type { Actor, ActorType } from '../../src/shared/auth/actor.js';
 import { DocumentService, type DocumentType } from '../../src/modules/documents/index.js';
 import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
-import { IdentityFactory } from './identity.factory.js';
+import { agentActor, userActor, type Harness, type World } from '../utils/world.js';
 import { AcceptanceCriterionEntity, ActivityEntity, AgentSessionEntity, CommentEntity, DocumentEntity, IdeaEntity, ProjectEntity, ProposalEntity, ReferenceEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
 const unique = (): string => randomBytes(3).toString('hex');
@@ -199,15 +198,16 @@ export interface ProposalWorld {
   project: ProjectEntity;
 }
 
-export async function seedWorld(db: DataSource): Promise<ProposalWorld> {
-  const ids = new IdentityFactory(db);
+/** Seeds the cast into a `World.database()`; its services run on `h` (default: the world's harness). */
+export async function seedWorld(world: World, h: Harness = world.h): Promise<ProposalWorld> {
+  const db = world.ds;
+  const ids = world.ids;
   const company = await ids.company();
   const u = await ids.user(company.uuid);
   const u2 = await ids.user(company.uuid);
   const pmAgent = await ids.agent(company.uuid, u.uuid, { preset: 'pm_agent', name: `PM ${unique()}` });
   const adminAgent = await ids.agent(company.uuid, u.uuid, { preset: 'admin_agent', name: `Admin ${unique()}` });
   const otherPmAgent = await ids.agent(company.uuid, u2.uuid, { preset: 'pm_agent', name: `Other PM ${unique()}` });
-  const h = createHarness(db);
   const f = new ProposalFactory(db);
   return {
     h,

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { ProposalStatus } from '../../src/modules/proposals/index.js';
 import { TaskService, type NewTaskInput, type TaskStatus, type TaskSummary } from '../../src/modules/tasks/index.js';
-import { agentActor, userActor, type Harness } from '../utils/harness.js';
+import { agentActor, userActor, type Harness } from '../utils/world.js';
 import { IdentityFactory } from './identity.factory.js';
 import { ProjectEntity, ProposalEntity } from '../../src/entities.js';
 import { SessionService } from '../../src/modules/sessions/session.service.js';

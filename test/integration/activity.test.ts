@@ -5,8 +5,10 @@ import { ActivityEntity } from '../../src/entities.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { agentActor, type Harness, userActor, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
+
+let world: World;
 
 let tdb: TestDatabase;
 let db: DataSource;
@@ -25,9 +27,10 @@ let taskUuid: string;
 let expectedOrder: string[];
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
+  world = await World.database();
+  tdb = world.db;
   db = tdb.dataSource;
-  h = createHarness(db);
+  h = world.h;
   svc = new ActivityService(db, new MentionService());
   f = new CollabFactory(db);
   const ids = new IdentityFactory(db);
@@ -65,7 +68,7 @@ beforeAll(async () => {
   await comments.add(other, { targetType: 'idea', targetUuid: (await f.idea(op, { type: 'user', uuid: ou.uuid })).uuid, content: 'theirs' });
 });
 
-afterAll(() => tdb.drop());
+afterAll(() => world.close());
 
 describe('ActivityService.list', () => {
   it('lists the project\'s activities newest first as ActivityRecords', async () => {

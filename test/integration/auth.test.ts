@@ -3,7 +3,8 @@ import { AgentService, AuthService } from '../../src/modules/identity/index.js';
 import { AppError, RateLimitedError } from '../../src/shared/errors/app-error.js';
 import { ALL_PERMISSIONS } from '../../src/shared/auth/permissions.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const READS = ['idea:read', 'proposal:read', 'document:read', 'task:read', 'project:read'];
@@ -19,6 +20,7 @@ async function rejection(p: Promise<unknown>): Promise<AppError> {
 }
 
 describe('identity services (integration)', () => {
+  let world: World;
   let db: TestDatabase;
   let f: IdentityFactory;
   let agents: AgentService;
@@ -26,13 +28,14 @@ describe('identity services (integration)', () => {
   let user: SeededUser;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    world = await World.database();
+    db = world.db;
     f = new IdentityFactory(db.dataSource);
     agents = new AgentService(db.dataSource);
     company = await f.company('Acme');
     user = await f.user(company.uuid, { email: 'Alice@Example.test', name: 'Alice', password: 'correct horse' });
   });
-  afterAll(() => db.drop());
+  afterAll(() => world.close());
 
   const sessionRow = async (token: string) =>
     (await db.dataSource.query(`SELECT * FROM user_session WHERE token_hash = $1`, [sha256(token)]))[0] as

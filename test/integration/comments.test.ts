@@ -5,13 +5,15 @@ import type { Actor } from '../../src/shared/auth/actor.js';
 import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { agentActor, type Harness, userActor, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, CommentEntity } from '../../src/entities.js';
 
 type Kind = 'idea' | 'proposal' | 'task' | 'document';
 const KINDS: Kind[] = ['idea', 'proposal', 'task', 'document'];
 const NAMES: Record<Kind, string> = { idea: 'Idea', proposal: 'Proposal', task: 'Task', document: 'Document' };
+
+let world: World;
 
 let tdb: TestDatabase;
 let db: DataSource;
@@ -31,9 +33,10 @@ async function snapshot(): Promise<{ comments: number; activities: number }> {
 }
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
+  world = await World.database();
+  tdb = world.db;
   db = tdb.dataSource;
-  h = createHarness(db);
+  h = world.h;
   h.onCommitted((m) => {
     mutations.push(m);
   });
@@ -55,7 +58,7 @@ beforeAll(async () => {
   otherTargets = await f.targets(await f.project(otherCompany.uuid), { type: 'user', uuid: ou.uuid });
 });
 
-afterAll(() => tdb.drop());
+afterAll(() => world.close());
 
 beforeEach(() => {
   h.takeEvents();

@@ -1,13 +1,13 @@
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { DerivedStatus } from '../../src/modules/ideas/index.js';
 import type { IdeaState } from '../factories/domain.factory.js';
-import { createWorld, type World } from '../utils/domain-world.js';
+import { createIdeaWorld, type IdeaWorld } from '../utils/domain-world.js';
 
-let w: World;
+let w: IdeaWorld;
 let projectUuid: string;
 
 beforeAll(async () => {
-  w = await createWorld();
+  w = await createIdeaWorld();
   projectUuid = (await w.f.project(w.alice)).uuid;
 });
 afterAll(async () => w.db.drop());

@@ -1,18 +1,21 @@
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 import { proposalIn, refused, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 import { CommentEntity, DocumentEntity, IdeaEntity, ProposalEntity } from '../../src/entities.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('documents (tools.md §5.7)', () => {
+  let world: World;
   let db: TestDatabase;
   let w: ProposalWorld;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    w = await seedWorld(db.dataSource);
+    world = await World.database();
+    db = world.db;
+    w = await seedWorld(world);
   });
-  afterAll(() => db.drop());
+  afterAll(() => world.close());
 
   const em = () => db.dataSource.manager;
   const ev = (entityType: string, entityUuid: string, action: string, projectUuid = w.project.uuid) => ({ companyUuid: w.companyUuid, projectUuid, entityType, entityUuid, action });

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { QuestionInput } from '../../src/modules/ideas/index.js';
 import { question } from '../factories/domain.factory.js';
-import { createWorld, type World } from '../utils/domain-world.js';
+import { createIdeaWorld, type IdeaWorld } from '../utils/domain-world.js';
 
-let w: World;
+let w: IdeaWorld;
 let projectUuid: string;
 
 beforeAll(async () => {
-  w = await createWorld();
+  w = await createIdeaWorld();
   projectUuid = (await w.f.project(w.alice)).uuid;
 });
 afterAll(async () => w.db.drop());

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createWorld, type World } from '../utils/domain-world.js';
+import { createIdeaWorld, type IdeaWorld } from '../utils/domain-world.js';
 
-let w: World;
+let w: IdeaWorld;
 
 beforeAll(async () => {
-  w = await createWorld();
+  w = await createIdeaWorld();
 });
 afterAll(async () => w.db.drop());
 beforeEach(() => w.h.takeEvents());

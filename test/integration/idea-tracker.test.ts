@@ -1,13 +1,13 @@
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { createWorld, type World } from '../utils/domain-world.js';
+import { createIdeaWorld, type IdeaWorld } from '../utils/domain-world.js';
 
-let w: World;
+let w: IdeaWorld;
 let pA: string;
 let pB: string;
 let pC: string;
 
 beforeAll(async () => {
-  w = await createWorld();
+  w = await createIdeaWorld();
   pA = (await w.f.project(w.alice, { name: 'Alpha' })).uuid;
   pB = (await w.f.project(w.alice, { name: 'Beta' })).uuid;
   pC = (await w.f.project(w.alice, { name: 'Gamma' })).uuid;

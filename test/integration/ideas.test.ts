@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { expectAppError } from '../utils/expect-error.js';
-import { createWorld, type World } from '../utils/domain-world.js';
+import { createIdeaWorld, type IdeaWorld } from '../utils/domain-world.js';
 import { question } from '../factories/domain.factory.js';
 
-let w: World;
+let w: IdeaWorld;
 let projectUuid: string;
 let otherProjectUuid: string;
 
 beforeAll(async () => {
-  w = await createWorld();
+  w = await createIdeaWorld();
   projectUuid = (await w.f.project(w.alice, { name: 'Main' })).uuid;
   otherProjectUuid = (await w.f.project(w.alice, { name: 'Other' })).uuid;
 });

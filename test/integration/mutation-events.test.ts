@@ -17,8 +17,8 @@ import { createLogger, PinoNestLogger, requestContext } from '../../src/shared/l
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { userActor } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { userActor, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 
 /**
  * The mutation events through the framework's own path: a Nest application context with the kernel's
@@ -46,6 +46,8 @@ class SlowReaction {
 @Module({ providers: [FailingReaction, SlowReaction] })
 class ReactionsModule {}
 
+let world: World;
+
 let tdb: TestDatabase;
 let db: DataSource;
 let app: INestApplicationContext;
@@ -56,7 +58,8 @@ const logs: Array<Record<string, unknown>> = [];
 const changes: RealtimeEvent[] = [];
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
+  world = await World.database();
+  tdb = world.db;
   db = tdb.dataSource;
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -79,7 +82,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  await tdb?.drop();
+  await world?.close();
 });
 
 beforeEach(() => {

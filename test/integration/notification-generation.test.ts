@@ -11,12 +11,14 @@ import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { MutationDriver, type Kind } from '../factories/mutation.factory.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
+import { agentActor, type Harness, userActor, World } from '../utils/world.js';
 import { bindOnEvent } from '../utils/on-event.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, MentionEntity, NotificationEntity, TaskEntity } from '../../src/entities.js';
 
 type Who = { type: 'user' | 'agent'; uuid: string };
+
+let world: World;
 
 let tdb: TestDatabase;
 let db: DataSource;
@@ -44,9 +46,10 @@ const recipients = (list: NotificationEntity[]): Who[] => list.map((n) => ({ typ
 const sortWho = (list: Who[]): Who[] => [...list].sort((x, y) => `${x.type}${x.uuid}`.localeCompare(`${y.type}${y.uuid}`));
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
+  world = await World.database();
+  tdb = world.db;
   db = tdb.dataSource;
-  h = createHarness(db);
+  h = world.h;
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
       for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
@@ -81,7 +84,7 @@ beforeAll(async () => {
   project = await f.project(companyUuid, { name: 'Apollo' });
 });
 
-afterAll(() => tdb.drop());
+afterAll(() => world.close());
 
 beforeEach(async () => {
   await db.query('DELETE FROM notification; DELETE FROM mention; DELETE FROM notification_preference');

@@ -8,9 +8,11 @@ import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
-import { agentActor, createHarness, userActor } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { agentActor, userActor, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 import { NotificationEntity } from '../../src/entities.js';
+
+let world: World;
 
 let tdb: TestDatabase;
 let db: DataSource;
@@ -38,9 +40,10 @@ async function refusal(p: Promise<unknown>): Promise<{ code: string; message: st
 }
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
+  world = await World.database();
+  tdb = world.db;
   db = tdb.dataSource;
-  const h = createHarness(db);
+  const h = world.h;
   svc = new NotificationService(db, h.bus, new MetricsService());
   h.bus.subscribe('notification', (m) => frames.push(m));
   n = new NotificationFactory(db);
@@ -54,7 +57,7 @@ beforeAll(async () => {
   stranger = userActor(await ids.user(other.uuid));
 });
 
-afterAll(() => tdb.drop());
+afterAll(() => world.close());
 
 beforeEach(async () => {
   await db.query('DELETE FROM notification; DELETE FROM notification_preference');

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { resolveProjectScope } from '../../src/modules/assignments/index.js';
 import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { createHarness, userActor } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { userActor, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 
 describe('resolveProjectScope (tools.md §2) against PostgreSQL', () => {
+  let world: World;
   let db: TestDatabase;
   let company: string;
   let g1: string;
@@ -17,8 +18,9 @@ describe('resolveProjectScope (tools.md §2) against PostgreSQL', () => {
   let p3: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const h = createHarness(db.dataSource);
+    world = await World.database();
+    db = world.db;
+    const h = world.h;
     const ids = new IdentityFactory(db.dataSource);
     const projects = new ProjectService(db.dataSource, h.runner);
     const groups = new ProjectGroupService(db.dataSource, h.runner);
@@ -33,7 +35,7 @@ describe('resolveProjectScope (tools.md §2) against PostgreSQL', () => {
     p3 = (await projects.create(a, { name: 'P3' })).uuid;
     foreignProject = (await projects.create(b, { name: 'FP', groupUuid: foreignGroup })).uuid;
   });
-  afterAll(() => db.drop());
+  afterAll(() => world.close());
 
   const resolve = (headers: Record<string, string>) => resolveProjectScope(db.dataSource.manager, company, headers);
 

@@ -4,8 +4,10 @@ import { ProjectGroupService, ProjectService } from '../../src/modules/projects/
 import { DomainFactory } from '../factories/domain.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { expectAppError, tableCounts } from '../utils/expect-error.js';
-import { createHarness, userActor, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { type Harness, userActor, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
+
+let world: World;
 
 let db: TestDatabase;
 let h: Harness;
@@ -16,8 +18,9 @@ let alice: Actor;
 let mallory: Actor;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  h = createHarness(db.dataSource);
+  world = await World.database();
+  db = world.db;
+  h = world.h;
   projects = new ProjectService(db.dataSource, h.runner);
   groups = new ProjectGroupService(db.dataSource, h.runner);
   f = new DomainFactory(db.dataSource, h.runner);
@@ -28,7 +31,7 @@ beforeAll(async () => {
   mallory = userActor(await ids.user(b.uuid, { name: 'Mallory' }));
 });
 
-afterAll(async () => db.drop());
+afterAll(() => world.close());
 beforeEach(() => h.takeEvents());
 
 describe('ProjectService', () => {

@@ -1,24 +1,27 @@
 import { In } from 'typeorm';
 import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 import { LONG_CONTENT, proposalIn, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 import { AcceptanceCriterionEntity, CommentEntity, DocumentEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
+  let world: World;
   let db: TestDatabase;
   let w: ProposalWorld;
   const committed: ActivityCommitted[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    w = await seedWorld(db.dataSource);
+    world = await World.database();
+    db = world.db;
+    w = await seedWorld(world);
     w.h.onCommitted((m) => {
       committed.push(m);
     });
   });
-  afterAll(() => db.drop());
+  afterAll(() => world.close());
 
   const em = () => db.dataSource.manager;
   const ev = (entityType: string, entityUuid: string, action: string) => ({ companyUuid: w.companyUuid, projectUuid: w.project.uuid, entityType, entityUuid, action });

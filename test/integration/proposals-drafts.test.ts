@@ -1,15 +1,15 @@
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 import { LONG_CONTENT, readyProposal, refused, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 
 describe('proposal drafts (tools.md §5.6)', () => {
-  let db: TestDatabase;
+  let world: World;
   let w: ProposalWorld;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    w = await seedWorld(db.dataSource);
+    world = await World.database();
+    w = await seedWorld(world);
   });
-  afterAll(() => db.drop());
+  afterAll(() => world.close());
 
   const updated = (uuid: string) => [{ companyUuid: w.companyUuid, projectUuid: w.project.uuid, entityType: 'proposal', entityUuid: uuid, action: 'updated' }];
 

@@ -1,18 +1,21 @@
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 import { proposalIn, readyProposal, refused, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 import { CommentEntity, DocumentEntity, ProposalEntity, ReferenceEntity, TaskEntity } from '../../src/entities.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('proposal lifecycle (domain.md §5.1)', () => {
+  let world: World;
   let db: TestDatabase;
   let w: ProposalWorld;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    w = await seedWorld(db.dataSource);
+    world = await World.database();
+    db = world.db;
+    w = await seedWorld(world);
   });
-  afterAll(() => db.drop());
+  afterAll(() => world.close());
 
   const ev = (entityType: string, entityUuid: string, action: string, projectUuid = w.project.uuid) => ({
     companyUuid: w.companyUuid,

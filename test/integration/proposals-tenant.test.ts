@@ -1,18 +1,21 @@
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { createHarness, World } from '../utils/world.js';
 import { proposalIn, refused, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 import { DocumentEntity, ProposalEntity } from '../../src/entities.js';
 
 /** Records of another company are NOT_FOUND for every read and write, exactly like missing ones. */
 describe('proposals and documents: tenant isolation', () => {
+  let world: World;
   let db: TestDatabase;
   let a: ProposalWorld;
   let b: ProposalWorld;
   let owned: { draft: string; pending: string; approved: string; closed: string; draftDoc: string; taskDraft: string; idea: string; document: string };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    a = await seedWorld(db.dataSource);
-    b = await seedWorld(db.dataSource);
+    world = await World.database();
+    db = world.db;
+    a = await seedWorld(world);
+    b = await seedWorld(world, createHarness(world.ds)); // its own bus: B's events never mix with A's
     const draft = await proposalIn(a, 'draft');
     owned = {
       draft: draft.uuid,
@@ -25,7 +28,7 @@ describe('proposals and documents: tenant isolation', () => {
       document: (await a.f.document(a.companyUuid, a.project.uuid, a.user)).uuid,
     };
   });
-  afterAll(() => db.drop());
+  afterAll(() => world.close());
 
   const snapshot = async () => ({
     proposals: await db.dataSource.manager.find(ProposalEntity, { where: { companyUuid: a.companyUuid }, order: { uuid: 'ASC' } }),

@@ -1,17 +1,20 @@
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 import { readyProposal, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 import { DocumentEntity, IdeaEntity, ProposalEntity } from '../../src/entities.js';
 
 /** domain.md §5.2, rule by rule: what validate reports and whether submit refuses. */
 describe('proposal validation (domain.md §5.2)', () => {
+  let world: World;
   let db: TestDatabase;
   let w: ProposalWorld;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    w = await seedWorld(db.dataSource);
+    world = await World.database();
+    db = world.db;
+    w = await seedWorld(world);
   });
-  afterAll(() => db.drop());
+  afterAll(() => world.close());
 
   /** A ready proposal whose stored row is then changed directly (to reach states the draft tools never write). */
   async function proposalWith(change: (p: ProposalEntity) => void = () => undefined) {

@@ -4,13 +4,15 @@ import { deleteTargetCollaboration, insertReferences, listForTarget, ReferenceSe
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { agentActor, createHarness, userActor, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { agentActor, type Harness, userActor, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, CommentEntity, ReferenceEntity } from '../../src/entities.js';
 
 type Kind = 'idea' | 'proposal' | 'task';
 const KINDS: Kind[] = ['idea', 'proposal', 'task'];
 const NAMES: Record<Kind, string> = { idea: 'Idea', proposal: 'Proposal', task: 'Task' };
+
+let world: World;
 
 let tdb: TestDatabase;
 let db: DataSource;
@@ -43,9 +45,10 @@ async function activityFor(referenceUuid: string, action: string): Promise<Activ
 }
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
+  world = await World.database();
+  tdb = world.db;
   db = tdb.dataSource;
-  h = createHarness(db);
+  h = world.h;
   svc = new ReferenceService(h.runner);
   f = new CollabFactory(db);
   const ids = new IdentityFactory(db);
@@ -62,7 +65,7 @@ beforeAll(async () => {
   otherTargets = await f.targets(await f.project(oc.uuid), { type: 'user', uuid: ou.uuid });
 });
 
-afterAll(() => tdb.drop());
+afterAll(() => world.close());
 beforeEach(() => h.takeEvents());
 
 describe('ReferenceService.add', () => {

@@ -4,8 +4,10 @@ import { SearchService } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { userActor } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { userActor, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
+
+let world: World;
 
 let tdb: TestDatabase;
 let db: DataSource;
@@ -21,7 +23,8 @@ let otherGroupUuid: string;
 const day = (n: number): Date => new Date(Date.UTC(2025, 0, n));
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
+  world = await World.database();
+  tdb = world.db;
   db = tdb.dataSource;
   svc = new SearchService(db);
   f = new CollabFactory(db);
@@ -72,7 +75,7 @@ beforeAll(async () => {
   otherUuids = new Set([og.uuid, op.uuid, (await f.task(op, ob, { title: 'falcon task' })).uuid, (await f.idea(op, ob, { title: 'falcon idea' })).uuid]);
 });
 
-afterAll(() => tdb.drop());
+afterAll(() => world.close());
 
 const uuidsOf = (r: { results: Array<{ uuid: string }> }): string[] => r.results.map((x) => x.uuid);
 

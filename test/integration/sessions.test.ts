@@ -1,22 +1,24 @@
 import type { SessionRecord } from '../../src/modules/sessions/index.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { type Harness, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 
 /** Agent sessions: the state machine of domain.md §7 and the session tools of tools.md §5.3. */
 describe('agent sessions', () => {
+  let world: World;
   let tdb: TestDatabase;
   let h: Harness;
   let f: TaskFactory;
   let w: TaskWorld;
 
   beforeAll(async () => {
-    tdb = await createTestDatabase();
-    h = createHarness(tdb.dataSource);
+    world = await World.database();
+    tdb = world.db;
+    h = world.h;
     f = new TaskFactory(tdb.dataSource, h);
     w = await f.world();
   });
-  afterAll(() => tdb.drop());
+  afterAll(() => world.close());
   beforeEach(() => h.takeEvents());
 
   const updated = (taskUuid: string) => ({ companyUuid: w.companyUuid, projectUuid: w.projectUuid, entityType: 'task', entityUuid: taskUuid, action: 'updated' });

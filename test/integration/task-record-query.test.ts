@@ -7,8 +7,8 @@ import { AcceptanceCriterionEntity, TaskEntity } from '../../src/modules/tasks/t
 import { TaskQueries } from '../../src/modules/tasks/task.queries.js';
 import { taskPeople, toCriterionRecord, toTaskSummary } from '../../src/modules/tasks/task.records.js';
 import { TaskFactory } from '../factories/task.factory.js';
-import { createHarness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 
 /*
  * TaskQueries.load reads a whole TaskRecord in one statement (JSON aggregates, timestamps as text). This test holds
@@ -47,11 +47,13 @@ async function referenceRecord(em: EntityManager, task: TaskEntity) {
 }
 
 describe('TaskQueries.load (one statement)', () => {
+  let world: World;
   let tdb: TestDatabase;
-  afterAll(() => tdb.drop());
+  afterAll(() => world.close());
   it('equals the query-by-query record for every task', async () => {
-    tdb = await createTestDatabase();
-    const h = createHarness(tdb.dataSource);
+    world = await World.database();
+    tdb = world.db;
+    const h = world.h;
     const f = new TaskFactory(tdb.dataSource, h);
     const w = await f.world();
     const refsSvc = new ReferenceService(h.runner);

@@ -1,22 +1,24 @@
 import type { TaskRecord } from '../../src/modules/tasks/index.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { type Harness, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 
 /** The acceptance-criteria gate, self-check, verification marks and the reset rule (domain.md §6.3, §6.5). */
 describe('task acceptance criteria', () => {
+  let world: World;
   let tdb: TestDatabase;
   let h: Harness;
   let f: TaskFactory;
   let w: TaskWorld;
 
   beforeAll(async () => {
-    tdb = await createTestDatabase();
-    h = createHarness(tdb.dataSource);
+    world = await World.database();
+    tdb = world.db;
+    h = world.h;
     f = new TaskFactory(tdb.dataSource, h);
     w = await f.world();
   });
-  afterAll(() => tdb.drop());
+  afterAll(() => world.close());
 
   const updated = (taskUuid: string) => ({ companyUuid: w.companyUuid, projectUuid: w.projectUuid, entityType: 'task', entityUuid: taskUuid, action: 'updated' });
   const get = (uuid: string): Promise<TaskRecord> => f.tasks.get(w.admin, { taskUuid: uuid });

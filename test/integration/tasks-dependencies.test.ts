@@ -1,10 +1,11 @@
 import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { type Harness, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 
 /** svc_create_tasks, dependency edits (domain.md §6.4) and task deletion (§8). */
 describe('task creation, dependencies and deletion', () => {
+  let world: World;
   let tdb: TestDatabase;
   let h: Harness;
   let f: TaskFactory;
@@ -12,15 +13,16 @@ describe('task creation, dependencies and deletion', () => {
   const mutations: ActivityCommitted[] = [];
 
   beforeAll(async () => {
-    tdb = await createTestDatabase();
-    h = createHarness(tdb.dataSource);
+    world = await World.database();
+    tdb = world.db;
+    h = world.h;
     h.onCommitted((m) => {
       mutations.push(m);
     });
     f = new TaskFactory(tdb.dataSource, h);
     w = await f.world();
   });
-  afterAll(() => tdb.drop());
+  afterAll(() => world.close());
   beforeEach(() => {
     h.takeEvents();
     mutations.length = 0;

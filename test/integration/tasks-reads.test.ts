@@ -1,22 +1,24 @@
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';
 import { TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { type Harness, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 
 /** Listings, the TaskRecord shape of tools.md §5.9 and the task tracker of tools.md §3. */
 describe('task reads', () => {
+  let world: World;
   let tdb: TestDatabase;
   let h: Harness;
   let f: TaskFactory;
   let w: TaskWorld;
 
   beforeAll(async () => {
-    tdb = await createTestDatabase();
-    h = createHarness(tdb.dataSource);
+    world = await World.database();
+    tdb = world.db;
+    h = world.h;
     f = new TaskFactory(tdb.dataSource, h);
     w = await f.world();
   });
-  afterAll(() => tdb.drop());
+  afterAll(() => world.close());
 
   describe('list', () => {
     let project: string;

@@ -1,10 +1,11 @@
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';
 import { TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { type Harness, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 
 /** Tenant isolation: another company's uuids are NOT_FOUND for every task and session read and write. */
 describe('task and session tenant isolation', () => {
+  let world: World;
   let tdb: TestDatabase;
   let h: Harness;
   let f: TaskFactory;
@@ -17,8 +18,9 @@ describe('task and session tenant isolation', () => {
   let taskB: string;
 
   beforeAll(async () => {
-    tdb = await createTestDatabase();
-    h = createHarness(tdb.dataSource);
+    world = await World.database();
+    tdb = world.db;
+    h = world.h;
     f = new TaskFactory(tdb.dataSource, h);
     a = await f.world();
     b = await f.world();
@@ -29,7 +31,7 @@ describe('task and session tenant isolation', () => {
     proposalA = await f.proposal(a.projectUuid, a.admin, 'approved');
     taskB = await f.taskIn('assigned', b, b.dev);
   });
-  afterAll(() => tdb.drop());
+  afterAll(() => world.close());
 
   const nf = (message: string) => ({ code: 'NOT_FOUND', message });
 

@@ -2,23 +2,25 @@ import type { Actor } from '../../src/shared/auth/actor.js';
 import { AgentService } from '../../src/modules/identity/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { createHarness, type Harness } from '../utils/harness.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import { type Harness, World } from '../utils/world.js';
+import type { TestDatabase } from '../utils/test-database.js';
 
 /** domain.md §6.1/§6.2: every transition row, its side effects and event, and every guard's refusal. */
 describe('task transitions', () => {
+  let world: World;
   let tdb: TestDatabase;
   let h: Harness;
   let f: TaskFactory;
   let w: TaskWorld;
 
   beforeAll(async () => {
-    tdb = await createTestDatabase();
-    h = createHarness(tdb.dataSource);
+    world = await World.database();
+    tdb = world.db;
+    h = world.h;
     f = new TaskFactory(tdb.dataSource, h);
     w = await f.world();
   });
-  afterAll(() => tdb.drop());
+  afterAll(() => world.close());
   beforeEach(() => h.takeEvents());
 
   const updated = (taskUuid: string) => ({ companyUuid: w.companyUuid, projectUuid: w.projectUuid, entityType: 'task', entityUuid: taskUuid, action: 'updated' });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { openEventSource, type TestEventSource } from './sse.js';
-import type { TestApp } from './test-app.js';
+import type { World } from './world.js';
 
 /**
  * The change events one REST call emits, read from a REAL EventSource on `/api/events`. Services publish
@@ -12,12 +12,12 @@ import type { TestApp } from './test-app.js';
  */
 export class ChangeEvents {
   private constructor(
-    private readonly app: TestApp,
+    private readonly app: World,
     private readonly stream: TestEventSource,
     private readonly companyUuid: string,
   ) {}
 
-  static async open(app: TestApp, cookie: string, companyUuid: string): Promise<ChangeEvents> {
+  static async open(app: World, cookie: string, companyUuid: string): Promise<ChangeEvents> {
     const stream = openEventSource(`${app.url}/api/events`, cookie);
     await stream.opened;
     return new ChangeEvents(app, stream, companyUuid);

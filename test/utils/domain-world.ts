@@ -3,17 +3,17 @@ import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
 import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { DomainFactory } from '../factories/domain.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
+import type { IdentityFactory } from '../factories/identity.factory.js';
 import { expectAppError, tableCounts } from './expect-error.js';
-import { agentActor, createHarness, userActor, type Harness } from './harness.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import type { TestDatabase } from './test-database.js';
+import { agentActor, userActor, World, type Harness } from './world.js';
 
 /**
- * A fresh database with two companies and the cast the idea tests need: users alice and bob; agents pm (pm_agent,
+ * The idea tests' cast on `World.database()`: a fresh database with two companies and the cast the idea tests need: users alice and bob; agents pm (pm_agent,
  * owned by alice), pm2 (pm_agent, owned by bob), dev (developer_agent, owned by alice), admin (admin_agent, owned
  * by bob); and mallory in another company. `mutations` records what each committed mutation recorded (`activityCommitted`).
  */
-export interface World {
+export interface IdeaWorld {
   db: TestDatabase;
   h: Harness;
   f: DomainFactory;
@@ -39,14 +39,13 @@ export interface World {
   activities(targetUuid: string): Promise<Array<{ action: string; project_uuid: string; value: Record<string, unknown> | null; actor_uuid: string }>>;
 }
 
-export async function createWorld(): Promise<World> {
-  const db = await createTestDatabase();
-  const h = createHarness(db.dataSource);
+export async function createIdeaWorld(): Promise<IdeaWorld> {
+  const world = await World.database();
+  const { db, h, ids } = world;
   const mutations: ActivityCommitted[] = [];
   h.onCommitted((m) => {
     mutations.push(m);
   });
-  const ids = new IdentityFactory(db.dataSource);
   const a = await ids.company();
   const aliceU = await ids.user(a.uuid, { name: 'Alice' });
   const bobU = await ids.user(a.uuid, { name: 'Bob' });

@@ -1,30 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
-import { HttpClient } from './http.js';
-import { mcpClient } from './mcp.js';
+import type { SeededUser } from '../factories/identity.factory.js';
+import type { HttpClient } from './http.js';
+import { rawCall } from './mcp-client.js';
 import { openEventSource, type TestEventSource } from './sse.js';
-import type { TestApp } from './test-app.js';
-
-/** A tool result as the SDK client returns it, plus its raw JSON text for leak checks. */
-export interface RawToolResult {
-  isError: boolean;
-  data: any;
-  text: string;
-}
-
-export async function rawCall(client: Client, name: string, args: Record<string, unknown>): Promise<RawToolResult> {
-  const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text: string }> };
-  const first = res.content?.[0]?.text ?? 'null';
-  let data: unknown = first;
-  try {
-    data = JSON.parse(first);
-  } catch {
-    // not JSON
-  }
-  return { isError: res.isError === true, data, text: JSON.stringify(res) };
-}
+import type { World } from './world.js';
 
 export interface TenantAgent {
   uuid: string;
@@ -105,20 +86,18 @@ async function rest(http: HttpClient, method: string, path: string, json?: unkno
   return res.body.data;
 }
 
-export async function seedTenant(app: TestApp, label: string): Promise<Tenant> {
+export async function seedTenant(app: World, label: string): Promise<Tenant> {
   const marker = `${label.toLowerCase()}${randomBytes(4).toString('hex')}`;
   const M = marker;
-  const ids = new IdentityFactory(app.db.dataSource);
-  const company = await ids.company(`${M} Company`);
-  const user = await ids.user(company.uuid, { name: `${M} Owner`, email: `${M}-owner@example.test` });
-  const colleague = await ids.user(company.uuid, { name: `${M} Colleague`, email: `${M}-colleague@example.test` });
-  const http = new HttpClient(app.url);
-  await http.login(user.email, user.password);
+  const company = await app.company(`${M} Company`);
+  const user = await app.user(company.uuid, { name: `${M} Owner`, email: `${M}-owner@example.test` });
+  const colleague = await app.user(company.uuid, { name: `${M} Colleague`, email: `${M}-colleague@example.test` });
+  const http = await app.login(user);
 
   const agent = async (preset: string, role: string): Promise<TenantAgent> => {
     const rec = await rest(http, 'POST', '/api/agents', { name: `${M} ${role}`, preset });
     const k = await rest(http, 'POST', `/api/agents/${rec.uuid}/keys`, { name: `${M} key` });
-    return { uuid: rec.uuid, name: rec.name, key: k.key, keyUuid: k.apiKey.uuid, client: await mcpClient(app.url, k.key) };
+    return { uuid: rec.uuid, name: rec.name, key: k.key, keyUuid: k.apiKey.uuid, client: await app.mcp(k.key) };
   };
   const dev = await agent('developer_agent', 'Dev');
   const pm = await agent('pm_agent', 'PM');
@@ -284,7 +263,7 @@ export async function seedTenant(app: TestApp, label: string): Promise<Tenant> {
   };
 }
 
-async function roundUuids(app: TestApp, ideaUuid: string): Promise<string[]> {
+async function roundUuids(app: World, ideaUuid: string): Promise<string[]> {
   const rows: Array<{ uuid: string }> = await app.db.dataSource.query(`SELECT uuid FROM elaboration_round WHERE idea_uuid = $1 ORDER BY round_number DESC`, [ideaUuid]);
   return rows.map((r) => r.uuid);
 }
@@ -325,7 +304,7 @@ for (const t of TENANT_COLUMN_TABLES) OWNED_ROWS[t] = `company_uuid = $1`;
 const NOT_TENANT_DATA = new Set(['migrations']);
 
 /** Fails when the schema has a table the ownership map does not know. */
-export async function unclassifiedTables(app: TestApp): Promise<string[]> {
+export async function unclassifiedTables(app: World): Promise<string[]> {
   const rows: Array<{ table_name: string }> = await app.db.dataSource.query(
     `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
   );
@@ -333,7 +312,7 @@ export async function unclassifiedTables(app: TestApp): Promise<string[]> {
 }
 
 /** One md5 per table over a company's rows (full row text, sorted). */
-export async function companyChecksum(app: TestApp, companyUuid: string): Promise<Record<string, string>> {
+export async function companyChecksum(app: World, companyUuid: string): Promise<Record<string, string>> {
   const parts = Object.entries(OWNED_ROWS).map(
     ([t, where]) => `SELECT '${t}' AS t, coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') AS h FROM "${t}" x WHERE ${where}`,
   );
@@ -348,7 +327,7 @@ export function uuidsIn(text: string): string[] {
 }
 
 /** Every uuid found in a company's rows (keys, hashes and timestamps aside: just uuid-shaped values). */
-export async function companyUuids(app: TestApp, companyUuid: string): Promise<Set<string>> {
+export async function companyUuids(app: World, companyUuid: string): Promise<Set<string>> {
   const out = new Set<string>();
   for (const [t, where] of Object.entries(OWNED_ROWS)) {
     const rows: Array<{ j: string }> = await app.db.dataSource.query(`SELECT row_to_json(x)::text AS j FROM "${t}" x WHERE ${where}`, [companyUuid]);
@@ -363,7 +342,7 @@ export interface Secrets {
   strings: string[];
 }
 
-export async function secretsOf(app: TestApp, t: Tenant): Promise<Secrets> {
+export async function secretsOf(app: World, t: Tenant): Promise<Secrets> {
   return {
     uuids: await companyUuids(app, t.companyUuid),
     strings: [t.marker, t.dev.key, t.pm.key, t.admin.key, t.spare.key, t.user.password, (t.http.cookie ?? '').replace('svc_session=', '')].filter((s) => s.length > 0),
@@ -388,7 +367,7 @@ export class TenantStreams {
     readonly notifications: TestEventSource,
   ) {}
 
-  static async open(app: TestApp, cookie: string, query = ''): Promise<TenantStreams> {
+  static async open(app: World, cookie: string, query = ''): Promise<TenantStreams> {
     const changes = openEventSource(`${app.url}/api/events${query}`, cookie);
     const notifications = openEventSource(`${app.url}/api/events/notifications`, cookie);
     await Promise.all([changes.opened, notifications.opened]);
@@ -409,7 +388,7 @@ const MARKER_IDS = new Set<string>();
  * has then been delivered (one process, in-order bus). Returns the frames received so far, markers left out.
  */
 export async function syncStreams(
-  app: TestApp,
+  app: World,
   streams: TenantStreams,
   companyUuid: string,
   userUuid: string,

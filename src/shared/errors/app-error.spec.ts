@@ -10,7 +10,7 @@ describe('isDatabaseUnavailable', () => {
   });
 
   it('treats the next query of a transaction whose connection failed (runner released by TypeORM) as unavailable', () => {
-    // Seen when PostgreSQL stops while a multi-statement mutation is running (test/e2e/faults-database.test.ts).
+    // Seen when PostgreSQL stops while a multi-statement mutation is running (test/system/faults-database.test.ts).
     expect(isDatabaseUnavailable(new QueryRunnerAlreadyReleasedError())).toBe(true);
     // The same through the transaction's entity manager (manager.query).
     expect(isDatabaseUnavailable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);

@@ -1,12 +1,10 @@
 import fc from 'fast-check';
 import { TransactionRunner } from '../../../src/shared/database/transaction-runner.js';
 import { DomainFactory } from '../../factories/domain.factory.js';
-import { IdentityFactory, type SeededUser } from '../../factories/identity.factory.js';
+import type { SeededUser } from '../../factories/identity.factory.js';
 import { NotificationFactory } from '../../factories/notification.factory.js';
-import { userActor } from '../../utils/harness.js';
-import { HttpClient } from '../../utils/http.js';
-import { rpc } from '../../utils/mcp.js';
-import { startTestApp, type TestApp } from '../../utils/test-app.js';
+import { userActor, World } from '../../utils/world.js';
+import { rpc } from '../../utils/mcp-client.js';
 import { DbChecksum } from './db-checksum.js';
 import { MALFORMED_UUIDS } from './hostile.js';
 
@@ -68,7 +66,7 @@ export interface Company {
 }
 
 /**
- * The real service (test-app: its own database, random port) with two companies A and B seeded through the service's
+ * The real service (`World.start`: its own database, random port) with two companies A and B seeded through the service's
  * own REST API, tool endpoint and services: per company a user, an admin agent with a key, a group, projects, ideas
  * (open and elaborated), a draft proposal with a document and a task draft, tasks with criteria and a dependency,
  * a document, a comment, a reference, an agent session and notifications.
@@ -78,7 +76,7 @@ export class FuzzWorld {
   a!: Company;
   b!: Company;
 
-  private constructor(readonly app: TestApp) {
+  private constructor(readonly app: World) {
     this.checksum = new DbChecksum(app.db.dataSource);
   }
 
@@ -87,7 +85,7 @@ export class FuzzWorld {
   }
 
   static async start(): Promise<FuzzWorld> {
-    const w = new FuzzWorld(await startTestApp({ LOG_LEVEL: 'warn' }));
+    const w = new FuzzWorld(await World.start({ env: { LOG_LEVEL: 'warn' } }));
     w.a = await w.seedCompany('A');
     w.b = await w.seedCompany('B');
     await w.refreshPools();
@@ -95,16 +93,15 @@ export class FuzzWorld {
   }
 
   private async seedCompany(label: string): Promise<Company> {
-    const db = this.app.db.dataSource;
-    const ids = new IdentityFactory(db);
+    const db = this.app.ds;
+    const ids = this.app.ids;
     const company = await ids.company(`Fuzz company ${label}`);
     const user = await ids.user(company.uuid, { name: `Fuzz user ${label}` });
     await ids.user(company.uuid, { name: `Colleague ${label}` });
     const { agent, key } = await ids.agent(company.uuid, user.uuid, { preset: 'admin_agent', name: `Admin ${label}` });
     await ids.agent(company.uuid, user.uuid, { preset: 'developer_agent', name: `Dev ${label}` });
 
-    const http = new HttpClient(this.app.url);
-    await http.login(user.email, user.password);
+    const http = await this.app.login(user);
     const ok = async (method: string, path: string, json?: unknown): Promise<any> => {
       const res = await http.request(method, path, { json });
       if (res.status >= 300) throw new Error(`seeding ${method} ${path} failed: ${res.status} ${res.text}`);
@@ -155,9 +152,7 @@ export class FuzzWorld {
     const me = await fetch(`${this.app.url}/api/auth/me`, { headers: { cookie: c.cookie } });
     await me.text();
     if (me.status === 200) return;
-    const http = new HttpClient(this.app.url);
-    await http.login(c.user.email, c.user.password);
-    c.cookie = http.cookie!;
+    c.cookie = (await this.app.login(c.user)).cookie!;
   }
 
   /**

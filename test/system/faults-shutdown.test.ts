@@ -4,7 +4,8 @@ import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/
 import { openHeldRequest, type HeldRequest } from '../utils/held-request.js';
 import { HttpClient } from '../utils/http.js';
 import { openRaw, type RawStream } from '../utils/sse.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 import { portAccepts } from '../utils/ports.js';
 
 /**
@@ -17,6 +18,7 @@ const GRACE_MS = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('faults: SIGTERM during load (built service)', () => {
+  let world: World;
   let db: TestDatabase;
   let svc: ServiceProcess;
   let http: HttpClient;
@@ -28,7 +30,8 @@ describe('faults: SIGTERM during load (built service)', () => {
   beforeAll(() => ensureBuilt(), 180_000);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    world = await World.database();
+    db = world.db;
     const f = new IdentityFactory(db.dataSource);
     const company = await f.company();
     const user = await f.user(company.uuid);
@@ -58,7 +61,7 @@ describe('faults: SIGTERM during load (built service)', () => {
 
   afterAll(async () => {
     svc?.kill();
-    await db?.drop();
+    await world?.close();
   });
 
   const mcpHeaders = () => ({ Authorization: `Bearer ${key}`, Accept: 'application/json, text/event-stream' });

@@ -6,7 +6,8 @@ import { childEnv, ensureBuilt, MAIN, ROOT } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
 import { openEventSource, openRaw } from '../utils/sse.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -50,6 +51,7 @@ async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 15000):
 }
 
 describe('two instances over a real nats-server', () => {
+  let world: World;
   let db: TestDatabase;
   let nats: TestNatsServer;
   let a: Instance;
@@ -61,7 +63,8 @@ describe('two instances over a real nats-server', () => {
 
   beforeAll(async () => {
     ensureBuilt();
-    db = await createTestDatabase();
+    world = await World.database();
+    db = world.db;
     const f = new IdentityFactory(db.dataSource);
     const company = await f.company();
     const user = await f.user(company.uuid);
@@ -80,7 +83,7 @@ describe('two instances over a real nats-server', () => {
   afterAll(async () => {
     for (const i of [a, b]) i?.proc.kill('SIGKILL');
     await nats?.stop();
-    await db?.drop();
+    await world?.close();
   });
 
   const createIdea = async (title: string) => {

@@ -8,7 +8,8 @@ import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/
 import { FailoverProxy } from '../utils/failover-proxy.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 
 /**
  * Fault injection: two built instances A and B (joined over a private nats-server) behind a failover reverse proxy;
@@ -36,6 +37,7 @@ const page = (projectUuid: string) => `<!doctype html><html><body><script type="
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('faults: one of two instances killed (SIGKILL) behind a failover proxy, with a browser attached', () => {
+  let world: World;
   let db: TestDatabase;
   let nats: TestNatsServer;
   let a: ServiceProcess;
@@ -51,7 +53,8 @@ describe('faults: one of two instances killed (SIGKILL) behind a failover proxy,
   beforeAll(() => ensureBuilt(), 180_000);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    world = await World.database();
+    db = world.db;
     const f = new IdentityFactory(db.dataSource);
     const user = await f.user((await f.company()).uuid);
     nats = await TestNatsServer.start();
@@ -87,7 +90,7 @@ describe('faults: one of two instances killed (SIGKILL) behind a failover proxy,
     a?.kill();
     b?.kill();
     await nats?.stop();
-    await db?.drop();
+    await world?.close();
   });
 
   const createIdea = async (client: HttpClient, title: string): Promise<string> => {

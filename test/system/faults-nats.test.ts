@@ -4,7 +4,8 @@ import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
 import { openRaw, type RawStream } from '../utils/sse.js';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
+import type { TestDatabase } from '../utils/test-database.js';
+import { World } from '../utils/world.js';
 
 /**
  * Fault injection: the private nats-server joining two built instances A and B is killed (SIGKILL) and started again
@@ -27,6 +28,7 @@ async function health(base: string, path: string): Promise<{ status: number; bod
 }
 
 describe('faults: nats-server killed and restarted between two instances', () => {
+  let world: World;
   let db: TestDatabase;
   let nats: TestNatsServer;
   let a: ServiceProcess;
@@ -41,7 +43,8 @@ describe('faults: nats-server killed and restarted between two instances', () =>
   beforeAll(() => ensureBuilt(), 180_000);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    world = await World.database();
+    db = world.db;
     const f = new IdentityFactory(db.dataSource);
     const company = await f.company();
     const user = await f.user(company.uuid);
@@ -65,7 +68,7 @@ describe('faults: nats-server killed and restarted between two instances', () =>
     a?.kill();
     b?.kill();
     await nats?.stop();
-    await db?.drop();
+    await world?.close();
   });
 
   const changeStream = async (svc: ServiceProcess): Promise<RawStream> => {
