@@ -2,11 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ReferenceService } from '../../src/modules/collaboration/index.js';
 import type { ProjectRecord } from '../../src/modules/projects/index.js';
 import type { EntityType } from '../../src/shared/event-bus/events.js';
-import { ChangeStream, createRestWorld, expectError, expectValidation, type RestWorld } from '../utils/rest-world.js';
+import { ChangeEvents } from '../utils/change-events.js';
+import { createRestWorld, expectError, expectValidation, type RestWorld } from '../utils/rest-world.js';
 
 describe('REST comments, references, activity, search and mentionables (e2e)', () => {
   let w: RestWorld;
-  let changes: ChangeStream;
+  let changes: ChangeEvents;
   let P: ProjectRecord;
   let foreignProject: ProjectRecord;
   /** One target of each type in company A, and in company B. */
@@ -30,7 +31,7 @@ describe('REST comments, references, activity, search and mentionables (e2e)', (
   });
   afterAll(() => w.app.close());
   beforeEach(async () => {
-    changes = await ChangeStream.open(w.app, w.a.http.cookie!, w.a.companyUuid);
+    changes = await ChangeEvents.open(w.app, w.a.http.cookie!, w.a.companyUuid);
   });
   afterEach(() => changes.close());
 

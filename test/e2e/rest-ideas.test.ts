@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { ProjectRecord } from '../../src/modules/projects/index.js';
 import { question } from '../factories/domain.factory.js';
-import { ChangeStream, createRestWorld, expectError, expectValidation, type RestWorld, type Tenant } from '../utils/rest-world.js';
+import { ChangeEvents } from '../utils/change-events.js';
+import { createRestWorld, expectError, expectValidation, type RestWorld, type Tenant } from '../utils/rest-world.js';
 
 const QUESTION = question('q1');
 const ANSWER = { questionId: 'q1', selectedOptionId: 'a' };
 
 describe('REST ideas and elaboration (e2e)', () => {
   let w: RestWorld;
-  let changes: ChangeStream;
+  let changes: ChangeEvents;
   let colleague: Tenant;
   let P: ProjectRecord;
   let Q: ProjectRecord;
@@ -25,7 +26,7 @@ describe('REST ideas and elaboration (e2e)', () => {
   });
   afterAll(() => w.app.close());
   beforeEach(async () => {
-    changes = await ChangeStream.open(w.app, w.a.http.cookie!, w.a.companyUuid);
+    changes = await ChangeEvents.open(w.app, w.a.http.cookie!, w.a.companyUuid);
   });
   afterEach(() => changes.close());
 

@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { ChangeStream, createRestWorld, expectError, expectValidation, type RestWorld } from '../utils/rest-world.js';
+import { ChangeEvents } from '../utils/change-events.js';
+import { createRestWorld, expectError, expectValidation, type RestWorld } from '../utils/rest-world.js';
 
 const TASK_COUNTS = { open: 0, assigned: 0, in_progress: 0, to_verify: 0, done: 0, closed: 0 };
 const COUNTS = { ideas: 0, proposals: 0, documents: 0, tasks: 0 };
 
 describe('REST projects and project groups (e2e)', () => {
   let w: RestWorld;
-  let changes: ChangeStream;
+  let changes: ChangeEvents;
 
   beforeAll(async () => {
     w = await createRestWorld();
   });
   afterAll(() => w.app.close());
   beforeEach(async () => {
-    changes = await ChangeStream.open(w.app, w.a.http.cookie!, w.a.companyUuid);
+    changes = await ChangeEvents.open(w.app, w.a.http.cookie!, w.a.companyUuid);
   });
   afterEach(() => changes.close());
 

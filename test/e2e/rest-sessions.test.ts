@@ -1,5 +1,6 @@
 import { agentActor } from '../utils/world.js';
-import { ChangeStream, createRestWorld, expectError, expectValidation, type RestWorld } from '../utils/rest-world.js';
+import { ChangeEvents } from '../utils/change-events.js';
+import { createRestWorld, expectError, expectValidation, type RestWorld } from '../utils/rest-world.js';
 import { SessionService } from '../../src/modules/sessions/session.service.js';
 
 describe('REST sessions: the read-only view of agent sessions (e2e)', () => {
@@ -39,7 +40,7 @@ describe('REST sessions: the read-only view of agent sessions (e2e)', () => {
   });
 
   it("lists the company's sessions newest first with their open check-ins, and publishes nothing", async () => {
-    const changes = await ChangeStream.open(w.app, w.a.http.cookie!, w.a.companyUuid);
+    const changes = await ChangeEvents.open(w.app, w.a.http.cookie!, w.a.companyUuid);
     const res = await w.a.http.get('/api/sessions');
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ sessions: expect.any(Array), page: 1, pageSize: 20, total: 3 });

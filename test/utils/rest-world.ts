@@ -1,16 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
-import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
-import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { DomainFactory } from '../factories/domain.factory.js';
 import type { IdentityFactory, SeededUser } from '../factories/identity.factory.js';
 import { ProposalFactory } from '../factories/proposal.factory.js';
 import { ChangeEvents, compact } from './change-events.js';
 import { tableCounts } from './expect-error.js';
 import type { HttpClient, HttpResult } from './http.js';
-import { openEventSource, type TestEventSource } from './sse.js';
 import { userActor, World } from './world.js';
 
 /**
@@ -18,53 +14,6 @@ import { userActor, World } from './world.js';
  * each; ideas, projects, collaboration, sessions) and `createRestCast` (alice, carol and bob with agents and
  * projects; proposals, tasks, documents), with the error and change-event expectations they share.
  */
-
-export type ExpectedEvent = Omit<RealtimeEvent, 'companyUuid'>;
-
-/**
- * Change events as a browser sees them: a real EventSource on `/api/events`, read in order. "Nothing else arrived"
- * is proven with a marker published on the app's bus: events of a finished call were published before its
- * response (after commit, synchronously), so the marker must be the very next frame.
- */
-export class ChangeStream {
-  private taken = 0;
-
-  private constructor(
-    private readonly app: World,
-    private readonly companyUuid: string,
-    private readonly source: TestEventSource,
-  ) {}
-
-  static async open(app: World, cookie: string, companyUuid: string): Promise<ChangeStream> {
-    const source = openEventSource(`${app.url}/api/events`, cookie);
-    await source.opened;
-    return new ChangeStream(app, companyUuid, source);
-  }
-
-  async next(n: number): Promise<RealtimeEvent[]> {
-    const all = await this.source.waitFor(this.taken + n);
-    const out = all.slice(this.taken, this.taken + n).map((m) => JSON.parse(m) as RealtimeEvent);
-    this.taken += n;
-    return out;
-  }
-
-  /** Nothing arrived since the last read. */
-  async expectQuiet(): Promise<void> {
-    const marker: RealtimeEvent = { companyUuid: this.companyUuid, projectUuid: randomUUID(), entityType: 'task', entityUuid: randomUUID(), action: 'updated' };
-    this.app.get(EventBus).publish('change', marker);
-    expect(await this.next(1)).toEqual([marker]);
-  }
-
-  /** Exactly these events of the caller's company, in publication order, and nothing after them. */
-  async expectExactly(events: ExpectedEvent[]): Promise<void> {
-    expect(await this.next(events.length)).toEqual(events.map((e) => ({ companyUuid: this.companyUuid, ...e })));
-    await this.expectQuiet();
-  }
-
-  close(): void {
-    this.source.close();
-  }
-}
 
 export interface Tenant {
   companyUuid: string;
