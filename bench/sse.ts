@@ -120,13 +120,17 @@ async function measure(load: Load, n: number, url: string, cookie: string | null
     lat.push(Number(last - BigInt(fired.fired.t0)) / 1e6);
     await sleep(20);
   }
-  let cpu = 0;
-  for (let i = 0; i < EVENTS; i++) {
-    const c0 = (await holder.ask<{ cpu: number }>({ cpu: true })).cpu;
-    const { published } = await holder.ask<{ published: { id: string } }>({ publish: true });
-    await load.lastReceipt(published.id);
-    cpu += (await holder.ask<{ cpu: number }>({ cpu: true })).cpu - c0;
-    await sleep(20);
+  // CPU per event: single-instance runs only (across NATS the holder is not the instance that publishes).
+  let cpu = NaN;
+  if (holder === firer) {
+    cpu = 0;
+    for (let i = 0; i < EVENTS; i++) {
+      const c0 = (await holder.ask<{ cpu: number }>({ cpu: true })).cpu;
+      const { published } = await holder.ask<{ published: { id: string } }>({ publish: true });
+      if ((await Promise.race([load.lastReceipt(published.id), sleep(30000).then(() => -1n)])) < 0n) throw new Error(`event ${published.id} did not reach all ${n} streams`);
+      cpu += (await holder.ask<{ cpu: number }>({ cpu: true })).cpu - c0;
+      await sleep(20);
+    }
   }
   await load.close();
   while ((await holder.ask<{ size: number }>({ size: true })).size > 0) await sleep(20);
