@@ -172,7 +172,9 @@ function openStreams(msg: OpenMsg, done: () => void): void {
         while ((idx = buf.indexOf('\n\n')) >= 0) {
           const block = buf.slice(0, idx).replace(/^\n+/, '');
           buf = buf.slice(idx + 2);
-          if (block.startsWith('data: ')) onFrame(block.slice(6), at);
+          // A data block is `id: <n>` then `data: <json>`; comments (`: heartbeat`) carry no data line.
+          const data = block.indexOf('data: ');
+          if (data >= 0) onFrame(block.slice(data + 6), at);
         }
       });
       res.on('close', () => gone(`stream closed by the server (${res.complete ? 'ended' : 'aborted'})`));

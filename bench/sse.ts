@@ -36,8 +36,10 @@ class Child {
       else this.waiting.shift()?.(msg);
     });
   }
-  static fork(file: string): Child {
-    return new Child(fork(join(here, file), [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  static fork(file: string, dir = here): Child {
+    // BENCH_PROFILE=<dir>: each server process writes a V8 CPU profile there when it exits.
+    const profile = process.env.BENCH_PROFILE && file === 'sse-target.js' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    return new Child(fork(join(dir, file), [], { execArgv: ['--expose-gc', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
   }
   ask<T = Record<string, unknown>>(msg: unknown): Promise<T> {
     return new Promise((resolve) => {
@@ -150,7 +152,7 @@ type TargetName = 'ours' | 'raw' | 'nest' | 'express' | 'before';
 async function target(name: TargetName, start: Record<string, unknown>): Promise<{ child: Child; url: string; cookie: string | null; login?: unknown }> {
   const child =
     name === 'before'
-      ? new Child(fork(join(process.env.BENCH_BEFORE_DIR!, 'sse-target.js'), [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }))
+      ? Child.fork('sse-target.js', process.env.BENCH_BEFORE_DIR!)
       : Child.fork('sse-target.js');
   const mode = name === 'before' ? 'ours' : name;
   const { ready } = await child.ask<{ ready: { url: string; cookie: string | null; login?: unknown } }>({ start: { ...start, mode } });

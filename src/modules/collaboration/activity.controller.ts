@@ -7,7 +7,7 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { ActivityService } from './activity.service.js';
 import { ListActivityQueryDto } from './dto/collaboration.dto.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 @ApiTags('activity')
 @ApiCookieAuth('session')

@@ -6,7 +6,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { restPaging } from '../../shared/validation/rest-paging.js';
 import { CommentService } from './comment.service.js';
 import { AddCommentDto, ListCommentsQueryDto } from './dto/collaboration.dto.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 /** platform.md §9 comments: append-only; adding one publishes `<targetType> updated`. */
 @ApiTags('comments')

@@ -6,7 +6,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AddReferenceDto, UpdateReferenceDto } from './dto/collaboration.dto.js';
 import { ReferenceService } from './reference.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const referenceUuid = new UuidParamPipe('Reference');
 

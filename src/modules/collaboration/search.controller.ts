@@ -6,7 +6,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { restPaging } from '../../shared/validation/rest-paging.js';
 import { MentionablesQueryDto, SearchQueryDto } from './dto/collaboration.dto.js';
 import { SearchService } from './search.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 @ApiTags('search')
 @ApiCookieAuth('session')

@@ -7,7 +7,7 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { DocumentService } from './document.service.js';
 import { CreateDocumentDto, CreateReportDto, ListDocumentsQuery, UpdateDocumentDto } from './dto/document.dto.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const PROJECT = new UuidParamPipe('Project');
 const DOCUMENT = new UuidParamPipe('Document');

@@ -6,7 +6,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AnswerElaborationDto, SkipElaborationDto, StartElaborationDto } from './dto/elaboration.dto.js';
 import { ElaborationService } from './elaboration.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const ideaUuid = new UuidParamPipe('Idea');
 

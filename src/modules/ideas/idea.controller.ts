@@ -8,7 +8,7 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AssignIdeaDto, CreateIdeaDto, EditIdeaDto, ListIdeasQueryDto, MoveIdeaDto } from './dto/idea.dto.js';
 import { IdeaService } from './idea.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const projectUuid = new UuidParamPipe('Project');
 const ideaUuid = new UuidParamPipe('Idea');

@@ -4,7 +4,7 @@ import { CurrentAuth } from '../../shared/auth/decorators.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AgentService, type AgentManager } from './agent.service.js';
 import { CreateAgentDto, CreateApiKeyDto, UpdateAgentDto } from './dto/agent.dto.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const manager = (auth: AuthContext): AgentManager => ({ companyUuid: auth.actor.companyUuid, userUuid: auth.actor.uuid });
 

@@ -8,7 +8,7 @@ import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from 
 import { originAllowed } from '../../shared/http/origin.js';
 import { AuthService } from './auth.service.js';
 import { LoginDto } from './dto/login.dto.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 @ApiController('api/auth')
 export class AuthController {

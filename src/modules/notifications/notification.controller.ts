@@ -7,7 +7,7 @@ import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { etagMatches } from './domain/notification-request.rules.js';
 import { PREFERENCE_FIELDS } from './domain/notification.rules.js';
 import { NotificationService } from './notification.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 /**
  * Conditional GET, answered by hand: the tag is compared before any row is read, and a match ends the response as

@@ -8,7 +8,7 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { CreateProjectGroupDto, UpdateProjectGroupDto } from './dto/project.dto.js';
 import { ProjectGroupService } from './project-group.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const groupUuid = new UuidParamPipe('Project group');
 

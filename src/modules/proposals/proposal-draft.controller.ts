@@ -7,7 +7,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { DocumentDraftDto, TaskDraftDto, UpdateDocumentDraftDto, UpdateTaskDraftDto } from './dto/proposal-draft.dto.js';
 import { ProposalService } from './proposal.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const PROPOSAL = new UuidParamPipe('Proposal');
 const DRAFT_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'];

@@ -9,7 +9,7 @@ import { CreateProposalDto, EditProposalDto, GetProposalQuery, ListProposalsQuer
 import { ProposalApprovalService } from './proposal-approval.service.js';
 import { ProposalRevocationService } from './proposal-revocation.service.js';
 import { ProposalService } from './proposal.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const PROJECT = new UuidParamPipe('Project');
 const PROPOSAL = new UuidParamPipe('Proposal');

@@ -77,13 +77,17 @@ describe('StreamService', () => {
     }
   });
 
-  it('corks each response once for a burst in one turn and uncorks it after the turn', async () => {
+  it('corks a feed’s responses for the rest of a turn that brings a second event, and leaves lone events alone', async () => {
     const { service, open } = setup();
     const a = open();
+    service.onChange(change());
+    await new Promise((r) => setImmediate(r));
+    expect({ corks: a.res.corks, uncorks: a.res.uncorks }).toEqual({ corks: 0, uncorks: 0 });
     for (let i = 0; i < 5; i++) service.onChange(change());
     expect({ corks: a.res.corks, uncorks: a.res.uncorks }).toEqual({ corks: 1, uncorks: 0 });
     await new Promise((r) => setImmediate(r));
     expect({ corks: a.res.corks, uncorks: a.res.uncorks }).toEqual({ corks: 1, uncorks: 1 });
+    expect(a.got).toHaveLength(7);
     a.sub.unsubscribe();
   });
 

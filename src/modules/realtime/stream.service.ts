@@ -24,9 +24,10 @@ interface Feed {
   readonly kind: StreamKind;
   readonly input: Subject<MessageEvent>;
   readonly output: Observable<MessageEvent>;
-  /** The connections' responses, corked together for the rest of a turn once an event arrives (see `deliver`). */
+  /** The connections' responses, corked together for the rest of a turn that brings a burst (see `deliver`). */
   readonly responses: Set<ServerResponse>;
-  corked: boolean;
+  /** Events delivered in the current turn. */
+  turn: number;
 }
 
 /**
@@ -42,8 +43,9 @@ export class StreamService {
   private readonly heartbeat$: Observable<MessageEvent>;
   /** Completes every feed: shutdown, or the shared channel regained (browsers reconnect and refresh). */
   private readonly end$ = new Subject<void>();
-  private readonly corked: Feed[] = [];
-  private readonly uncorkAll = (): void => this.uncork();
+  /** Feeds that got an event in the current turn. */
+  private readonly touched: Feed[] = [];
+  private readonly endTurn = (): void => this.endTurnNow();
   private closed = false;
   private open = 0;
   private timers = 0;
@@ -151,7 +153,7 @@ export class StreamService {
       kind,
       input,
       responses: new Set(),
-      corked: false,
+      turn: 0,
       output: merge(input, this.heartbeat$).pipe(
         takeUntil(this.end$),
         // Runs when the last connection leaves (or the feed ends): the key's stream goes with it.
@@ -166,26 +168,28 @@ export class StreamService {
   }
 
   /**
-   * Emits on a feed. The first event of a turn corks the feed's responses and one app-wide `setImmediate` uncorks them,
-   * so a burst committed in one turn leaves each socket in one write (at thousands of streams one write per event per
-   * connection fills the event loop: `npm run bench:soak`). Nest's pipeline still writes every frame; this only
-   * batches the syscalls.
+   * Emits on a feed. Node's http already corks a response for the rest of the tick it writes in, but Nest's pipeline
+   * writes each further queued frame in a tick of its own, so a burst committed in one turn would leave each socket in
+   * one write per event — at thousands of streams that fills the event loop (`npm run bench:soak`). So the second event
+   * of a turn for a feed corks the feed's responses (the first one's write is still corked by http then) and one
+   * app-wide `setImmediate` uncorks them: a burst leaves each socket in one write. A lone event costs no corking at all.
    */
   private deliver(feed: Feed | undefined, event: MessageEvent): number {
     if (!feed) return 0;
-    if (!feed.corked) {
-      feed.corked = true;
+    if (feed.turn === 0) {
+      if (this.touched.push(feed) === 1) setImmediate(this.endTurn);
+    } else if (feed.turn === 1) {
       for (const res of feed.responses) res.cork();
-      if (this.corked.push(feed) === 1) setImmediate(this.uncorkAll);
     }
+    feed.turn++;
     feed.input.next(event);
     return feed.responses.size;
   }
 
-  private uncork(): void {
-    for (const feed of this.corked.splice(0)) {
-      feed.corked = false;
-      for (const res of feed.responses) res.uncork();
+  private endTurnNow(): void {
+    for (const feed of this.touched.splice(0)) {
+      if (feed.turn > 1) for (const res of feed.responses) res.uncork();
+      feed.turn = 0;
     }
   }
 }

@@ -6,7 +6,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { restPaging } from '../../shared/validation/rest-paging.js';
 import { ListSessionsQueryDto } from './dto/session.dto.js';
 import { SessionService } from './session.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 /** platform.md §9: the web's read-only view of the company's agent sessions (agents manage them through tools). */
 @ApiTags('sessions')

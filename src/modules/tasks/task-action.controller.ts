@@ -6,7 +6,7 @@ import { ApiRoute } from '../../shared/http/api-docs.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AssignTaskDto, CloseTaskDto, MarkCriteriaDto, ReopenTaskDto, SelfCheckDto, SubmitTaskDto, WorkReportDto } from './dto/task-action.dto.js';
 import { TaskService } from './task.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const TASK = new UuidParamPipe('Task');
 

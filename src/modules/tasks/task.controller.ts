@@ -8,7 +8,7 @@ import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { CreateTasksDto, UpdateTaskDto } from './dto/task.dto.js';
 import { ListTasksQuery, TaskFilterQuery } from './dto/task-query.dto.js';
 import { TaskService } from './task.service.js';
-import { ApiController } from '../../shared/http/envelope.interceptor.js';
+import { ApiController } from '../../shared/http/api-controller.decorator.js';
 
 const PROJECT = new UuidParamPipe('Project');
 const TASK = new UuidParamPipe('Task');
