@@ -21,7 +21,6 @@ const HEARTBEAT: MessageEvent = Object.freeze({ comment: 'heartbeat' });
  * Every connection of the key subscribes to `output`; an event is serialized once and reaches them all.
  */
 interface Feed {
-  readonly kind: StreamKind;
   readonly input: Subject<MessageEvent>;
   readonly output: Observable<MessageEvent>;
   /** The connections' responses, corked together for the rest of a turn that brings a burst (see `deliver`). */
@@ -129,7 +128,7 @@ export class StreamService {
         subscriber.complete();
         return undefined;
       }
-      const feed = feeds.get(key) ?? this.createFeed(feeds, key, kind);
+      const feed = feeds.get(key) ?? this.createFeed(feeds, key);
       feed.responses.add(res);
       this.open++;
       this.metrics.sseConnections.inc({ stream: kind });
@@ -147,10 +146,9 @@ export class StreamService {
     });
   }
 
-  private createFeed(feeds: Map<string, Feed>, key: string, kind: StreamKind): Feed {
+  private createFeed(feeds: Map<string, Feed>, key: string): Feed {
     const input = new Subject<MessageEvent>();
     const feed: Feed = {
-      kind,
       input,
       responses: new Set(),
       turn: 0,
