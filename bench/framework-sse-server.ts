@@ -5,13 +5,13 @@
  * connection subscribed to one shared hot stream. Both write `: connected` first and publish the same frames.
  */
 import 'reflect-metadata';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import { Controller, Module, Sse, type MessageEvent } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import express, { type Response } from 'express';
+import express from 'express';
 import { Observable, share, Subject } from 'rxjs';
-import type { RawSseServer } from './raw-sse-server.js';
+import { rawSseFanout, type RawSseServer } from './raw-sse-server.js';
 
 const feed = new Subject<MessageEvent>();
 const shared = feed.pipe(share());
@@ -45,28 +45,8 @@ export async function startFrameworkSseServer(kind: 'express' | 'nest'): Promise
       close: () => app.close(),
     };
   }
-  const clients = new Set<Response>();
+  const fanout = rawSseFanout();
   const app = express();
-  app.get('/events', (req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
-    res.write(': connected\n\n');
-    clients.add(res);
-    req.on('close', () => clients.delete(res));
-  });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}/events`,
-    size: () => clients.size,
-    publish: (frame) => {
-      for (const c of clients) c.write(frame);
-    },
-    close: () =>
-      new Promise((r) => {
-        for (const c of clients) c.destroy();
-        server.close(() => r());
-      }),
-  };
+  app.get('/events', (req, res) => fanout.accept(req, res));
+  return fanout.listen(http.createServer(app), '/events');
 }
