@@ -24,7 +24,6 @@ import { StartupError } from './shared/errors/startup-error.js';
 import { PinoNestLogger } from './shared/logging/logger.js';
 import { MetricsService } from './shared/metrics/metrics.service.js';
 import { setupOpenApi } from './shared/http/openapi.js';
-import { McpEndpoint } from './modules/tools/index.js';
 
 export interface Database {
   dataSource: DataSource;
@@ -113,14 +112,9 @@ export async function startService(config: AppConfig, logger: Logger, opts: { da
   // The first layer of all: every answer carries the security headers, /api/docs and /api/mcp included.
   app.use(securityHeaders(config));
   const global = [requestLogging(logger, metrics), corsMiddleware(config.corsOrigins)];
-  const parseJson = jsonBody();
-  // `POST /api/mcp` skips the router: its first layer runs the same global middlewares (request id, access log and
-  // latency metric, CORS) and then McpEndpoint, which authenticates first, then parses the body with the same parser
-  // (whose errors still reach the exception filter) and answers everything else itself (BENCHMARKS.md "MCP"). Nest's
-  // routes are added later, at listen().
-  app.use('/api/mcp', app.get(McpEndpoint).middleware(global, parseJson));
   setupOpenApi(app);
-  for (const middleware of [...global, parseJson]) app.use(middleware);
+  // The JSON body parser skips `/api/mcp`, whose controller reads the body after its key guard.
+  for (const middleware of [...global, jsonBody()]) app.use(middleware);
   const drain = new ConnectionDrain(app.getHttpServer() as Server);
   try {
     await app.listen(config.port, config.host);

@@ -1,38 +1,40 @@
-import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import type { Logger } from 'pino';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, ExternalContextCreator, MetadataScanner, Reflector } from '@nestjs/core';
 import { ALL_PERMISSIONS, type Permission } from '../../shared/auth/permissions.js';
-import { AppError, isDatabaseUnavailable } from '../../shared/errors/app-error.js';
-import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { TOOL_RANK } from './catalogue.js';
-import { ToolArguments } from './tool-arguments.js';
-import { renderResult } from './tool-result.js';
-import { TOOL_METADATA, type ToolContext, type ToolHint, type ToolOptions } from './tool.decorator.js';
+import { TOOL_ARGUMENTS_PIPE } from './tool-arguments.pipe.js';
+import { UnknownToolError } from './tool-errors.js';
+import type { CallResult } from './tool-result.js';
+import {
+  TOOL_CONTEXT_TYPE,
+  TOOL_METADATA,
+  TOOL_PARAMS_FACTORY,
+  TOOL_PARAMS_METADATA,
+  type ToolContext,
+  type ToolHint,
+  type ToolOptions,
+} from './tool.metadata.js';
 
 /** A tool as `tools/list` shows it. */
 export interface ToolDescriptor {
   name: string;
   title: string;
   description: string;
-  inputSchema: Record<string, unknown>;
+  inputSchema: { type: 'object'; [key: string]: unknown };
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
 }
 
-export interface CallResult {
-  content: Array<{ type: 'text'; text: string }>;
-  isError?: boolean;
-  [key: string]: unknown;
-}
+export type { CallResult } from './tool-result.js';
 
 interface RegisteredTool {
   name: string;
   permission: Permission | null;
+  readOnly: boolean;
   rank: number;
   descriptor: ToolDescriptor;
-  args: ToolArguments<object>;
-  handler: (args: unknown, ctx: ToolContext) => Promise<unknown>;
+  /** The method behind Nest's external context: guards, interceptors, pipes and filters included. */
+  invoke: (args: unknown, ctx: ToolContext) => Promise<CallResult>;
 }
 
 const HINTS: Record<ToolHint, Pick<ToolDescriptor['annotations'], 'readOnlyHint' | 'destructiveHint' | 'idempotentHint'>> = {
@@ -45,32 +47,46 @@ const HINTS: Record<ToolHint, Pick<ToolDescriptor['annotations'], 'readOnlyHint'
 /** One bit per permission: a permission set's cache key without sorting and joining strings on every request. */
 const PERMISSION_BIT = new Map<string, number>(ALL_PERMISSIONS.map((p, i) => [p, 2 ** i]));
 
-export type ToolOutcome = 'ok' | 'error' | 'unknown_tool';
-
-/** Answered as JSON-RPC -32602 "Unknown tool: <name>", identical for missing and hidden tools. */
-export class UnknownToolError extends Error {
-  constructor(readonly toolName: string) {
-    super(`Unknown tool: ${toolName}`);
-  }
+/** tools.md §1.5: narrowing by request headers, which can only remove tools from what the permissions allow. */
+export interface ToolNarrowing {
+  /** `X-MCP-Tools`: only these names (null: no such header). */
+  only: ReadonlySet<string> | null;
+  /** `X-MCP-Readonly: true`: only read-only tools. */
+  readOnly: boolean;
 }
 
+export const NO_NARROWING: ToolNarrowing = { only: null, readOnly: false };
+
+/** A tools/list answer prepared for one permission set and narrowing. */
+export interface ToolList {
+  tools: ToolDescriptor[];
+  /** Names in `X-MCP-Tools` that are no tool of the catalogue. */
+  unknown: string[];
+  /** The names listed, for the call check. */
+  names: ReadonlySet<string>;
+}
+
+/** Cached lists per permission set and narrowing; a header value an agent invents cannot grow it without bound. */
+const MAX_CACHED_LISTS = 512;
+
 /**
- * Built once at boot from every `@Tool` method: JSON Schema, validator and annotations are prepared here, and the
- * filtered list for each permission set is computed once and reused. Per request only the filter and the caller's
- * context are bound.
+ * Built once at boot from every `@Tool` method (DiscoveryService): the JSON Schema, the argument validator and the
+ * annotations are prepared here, and each method is wrapped in Nest's external execution context — as GraphQL
+ * resolvers and microservice handlers are — so its guards, interceptors, pipes and exception filters apply per call.
+ * The filtered list for each permission set (and narrowing) is computed once and reused.
  */
 @Injectable()
 export class ToolRegistry implements OnModuleInit {
   private tools: RegisteredTool[] = [];
   private readonly byName = new Map<string, RegisteredTool>();
-  private readonly listCache = new Map<number, { tools: ToolDescriptor[]; json: string }>();
+  private readonly listCache = new Map<string, ToolList>();
 
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
+    private readonly externalContext: ExternalContextCreator,
     private readonly metrics: MetricsService,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   onModuleInit(): void {
@@ -82,28 +98,39 @@ export class ToolRegistry implements OnModuleInit {
         const fn = instance[method] as ((...a: unknown[]) => unknown) | undefined;
         if (typeof fn !== 'function') continue;
         const options = this.reflector.get<ToolOptions | undefined>(TOOL_METADATA, fn);
-        if (options) this.register(options, (args, ctx) => Promise.resolve(fn.call(instance, args, ctx)));
+        if (!options) continue;
+        const invoke = this.externalContext.create(
+          instance,
+          fn,
+          method,
+          TOOL_PARAMS_METADATA,
+          TOOL_PARAMS_FACTORY,
+          undefined,
+          undefined,
+          { guards: true, interceptors: true, filters: true },
+          TOOL_CONTEXT_TYPE,
+        ) as RegisteredTool['invoke'];
+        this.register(options, invoke);
       }
     }
     this.tools.sort((a, b) => a.rank - b.rank);
   }
 
-  register(options: ToolOptions, handler: RegisteredTool['handler']): void {
+  private register(options: ToolOptions, invoke: RegisteredTool['invoke']): void {
     const rank = TOOL_RANK.get(options.name);
     if (rank === undefined) throw new Error(`@Tool ${options.name} is not in the tool catalogue`);
     if (this.byName.has(options.name)) throw new Error(`@Tool ${options.name} is registered twice`);
-    const args = new ToolArguments(options.input);
     const tool: RegisteredTool = {
       name: options.name,
       permission: options.permission ?? null,
+      readOnly: options.hint === 'R',
       rank,
-      args,
-      handler,
+      invoke,
       descriptor: {
         name: options.name,
         title: options.title,
         description: options.description,
-        inputSchema: args.schema,
+        inputSchema: TOOL_ARGUMENTS_PIPE.for(options.input).schema as ToolDescriptor['inputSchema'],
         annotations: { title: options.title, ...HINTS[options.hint], openWorldHint: false },
       },
     };
@@ -117,75 +144,37 @@ export class ToolRegistry implements OnModuleInit {
     return this.tools.map((t) => t.name);
   }
 
-  /** The public and session tools plus the gated tools whose bit the caller holds, in catalogue order. */
-  list(permissions: ReadonlySet<Permission>): ToolDescriptor[] {
-    return this.cachedList(permissions).tools;
-  }
-
-  /**
-   * `JSON.stringify(list(permissions))`, computed once per permission set: the full catalogue is tens of kilobytes
-   * and serializing it on every `tools/list` was a large share of the request's CPU.
-   */
-  listJson(permissions: ReadonlySet<Permission>): string {
-    return this.cachedList(permissions).json;
-  }
-
-  private cachedList(permissions: ReadonlySet<Permission>): { tools: ToolDescriptor[]; json: string } {
-    let key = 0;
-    for (const p of permissions) key += PERMISSION_BIT.get(p) ?? 0;
+  /** The public and session tools plus the gated tools whose bit the caller holds, in catalogue order, narrowed. */
+  list(permissions: ReadonlySet<Permission>, narrowing: ToolNarrowing = NO_NARROWING): ToolList {
+    let bits = 0;
+    for (const p of permissions) bits += PERMISSION_BIT.get(p) ?? 0;
+    const key = narrowing.only === null && !narrowing.readOnly ? String(bits) : `${bits}|${narrowing.readOnly ? 'r' : ''}|${narrowing.only ? [...narrowing.only].join(',') : '*'}`;
     let entry = this.listCache.get(key);
     if (!entry) {
-      const tools = this.tools.filter((t) => t.permission === null || permissions.has(t.permission)).map((t) => t.descriptor);
-      entry = { tools, json: JSON.stringify(tools) };
+      const only = narrowing.only;
+      const tools = this.tools
+        .filter((t) => (t.permission === null || permissions.has(t.permission)) && (!narrowing.readOnly || t.readOnly) && (only === null || only.has(t.name)))
+        .map((t) => t.descriptor);
+      const unknown = only === null ? [] : [...only].filter((n) => !this.byName.has(n));
+      entry = { tools, unknown, names: new Set(tools.map((t) => t.name)) };
+      if (this.listCache.size >= MAX_CACHED_LISTS) this.listCache.clear();
       this.listCache.set(key, entry);
     }
     return entry;
   }
 
-  /** A hidden tool is indistinguishable from a missing one. */
-  find(name: string, permissions: ReadonlySet<Permission>): RegisteredTool {
+  /**
+   * Calls a tool through its guards, interceptors, pipes and filters. An unknown name, a name the narrowing headers
+   * removed, or a tool the permission guard refuses throws UnknownToolError — indistinguishable from each other.
+   */
+  async call(name: string, args: unknown, ctx: ToolContext, narrowing: ToolNarrowing = NO_NARROWING): Promise<CallResult> {
     const tool = this.byName.get(name);
-    if (!tool || (tool.permission !== null && !permissions.has(tool.permission))) {
-      this.metrics.mcpCalls.inc({ tool: tool ? name : '(unknown)', outcome: 'unknown_tool' });
-      throw new UnknownToolError(name);
-    }
-    return tool;
-  }
-
-  /** Validates, re-checks the permission bit, runs the handler and maps every failure to an `isError` result. */
-  async call(tool: RegisteredTool, rawArgs: unknown, ctx: ToolContext): Promise<CallResult> {
-    const started = process.hrtime.bigint();
-    let outcome: ToolOutcome = 'ok';
     try {
-      // The permission guard: re-checked on every call, whatever the caller saw in tools/list.
-      if (tool.permission !== null && !ctx.actor.permissions.has(tool.permission)) {
-        outcome = 'unknown_tool';
-        throw new UnknownToolError(tool.name);
-      }
-      const parsed = tool.args.parse(rawArgs);
-      if (!parsed.ok) {
-        outcome = 'error';
-        return errorResult('VALIDATION_ERROR', 'Invalid arguments', { details: parsed.issues });
-      }
-      const result = await tool.handler(parsed.value, ctx);
-      return { content: [{ type: 'text', text: renderResult(result) }] };
+      if (!tool || (narrowing !== NO_NARROWING && !this.list(ctx.actor.permissions, narrowing).names.has(name))) throw new UnknownToolError(name);
+      return await tool.invoke(args, ctx);
     } catch (err) {
-      if (err instanceof UnknownToolError) throw err;
-      outcome = 'error';
-      if (err instanceof AppError) return errorResult(err.code, err.message, err.extra);
-      if (isDatabaseUnavailable(err)) return errorResult('SERVICE_UNAVAILABLE', 'Service unavailable');
-      const errorId = randomUUID();
-      this.logger.error({ errorId, tool: tool.name, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'tool failed');
-      return errorResult('INTERNAL_ERROR', 'Internal error', { errorId });
-    } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.metrics.mcpCalls.inc({ tool: tool.name, outcome });
-      this.metrics.mcpDuration.observe({ tool: tool.name }, seconds);
-      this.logger.info({ tool: tool.name, outcome, durationMs: Math.round(seconds * 1e4) / 10 }, 'tool call');
+      if (err instanceof UnknownToolError) this.metrics.mcpCalls.inc({ tool: tool ? name : '(unknown)', outcome: 'unknown_tool' });
+      throw err;
     }
   }
-}
-
-function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallResult {
-  return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...extra } }) }], isError: true };
 }

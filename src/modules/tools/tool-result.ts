@@ -62,3 +62,20 @@ export function renderResult(result: unknown): string {
   const build = (kept: number): Json => ({ ...obj, [key]: items.slice(0, kept), truncated: true });
   return JSON.stringify(build(maxKept(items.length, (k) => size(JSON.stringify(build(k))) <= RESULT_CAP_BYTES)));
 }
+
+/** A `tools/call` result (tools.md §1.1, §1.4). */
+export interface CallResult {
+  content: Array<{ type: 'text'; text: string }>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+/** A successful call: the record as compact JSON text, collections cut to the cap. */
+export function toCallResult(record: unknown): CallResult {
+  return { content: [{ type: 'text', text: renderResult(record) }] };
+}
+
+/** A refused call: `isError` with `{error: {code, message, ...extra}}` as its text. */
+export function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallResult {
+  return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...extra } }) }], isError: true };
+}

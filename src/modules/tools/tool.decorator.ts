@@ -1,37 +1,39 @@
-import { SetMetadata } from '@nestjs/common';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { Actor } from '../../shared/auth/actor.js';
-import type { AuthContext } from '../../shared/auth/auth-context.js';
-import type { Permission } from '../../shared/auth/permissions.js';
+import { applyDecorators, SetMetadata, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { TOOL_ARGUMENTS_PIPE } from './tool-arguments.pipe.js';
+import { ToolCallInterceptor } from './tool-call.interceptor.js';
+import { ToolExceptionFilter } from './tool-exception.filter.js';
+import { TOOL_METADATA, TOOL_PARAMS_METADATA, ToolParamtype, type ToolOptions } from './tool.metadata.js';
+import { ToolPermissionGuard } from './tool-permission.guard.js';
 
-/** tools.md §1.3 hint codes: R read-only, W write, WI idempotent write, D destructive + idempotent. */
-export type ToolHint = 'R' | 'W' | 'WI' | 'D';
+export { TOOL_METADATA, type ToolContext, type ToolHint, type ToolOptions } from './tool.metadata.js';
 
-export interface ToolOptions {
-  name: string;
-  /** The single permission bit a gated tool needs; absent for public and session tools. */
-  permission?: Permission;
-  /** Human title for the annotations, e.g. "Claim task". */
-  title: string;
-  hint: ToolHint;
-  /** At most two sentences (tools.md §6). */
-  description: string;
-  /**
-   * The arguments' DTO class (fields from shared/validation/fields.ts): its JSON Schema is built once at boot and each
-   * call's arguments are validated against it; the handler receives the validated instance.
-   */
-  input: new () => object;
+/** Records a tool method's parameters: the validated arguments (through the argument pipe), then the context. */
+function ToolParams(input: new () => object): MethodDecorator {
+  return (target, key) => {
+    Reflect.defineMetadata(
+      TOOL_PARAMS_METADATA,
+      {
+        [`${ToolParamtype.ARGS}:0`]: { index: 0, data: input, pipes: [TOOL_ARGUMENTS_PIPE] },
+        [`${ToolParamtype.CONTEXT}:1`]: { index: 1, data: undefined, pipes: [] },
+      },
+      target.constructor,
+      key,
+    );
+  };
 }
 
-/** What a tool handler gets besides its parsed arguments. */
-export interface ToolContext {
-  actor: Actor;
-  auth: AuthContext;
-  headers: IncomingHttpHeaders;
-  requestId: string | undefined;
-}
-
-export const TOOL_METADATA = 'svc:tool';
-
-/** Marks a provider method as an MCP tool; the registry discovers it at boot. */
-export const Tool = (options: ToolOptions): MethodDecorator => SetMetadata(TOOL_METADATA, options);
+/**
+ * Marks a provider method as an MCP tool. The registry discovers it at boot and runs it through Nest's external
+ * execution context, so every call passes, in order: the permission guard (the bit recorded here; a hidden tool is
+ * refused as unknown, before its arguments are looked at), the call interceptor (metrics, log line, result
+ * rendering), the argument pipe (the DTO's checks), the method — and the tool exception filter, which turns a
+ * refusal into an `isError` result.
+ */
+export const Tool = (options: ToolOptions): MethodDecorator =>
+  applyDecorators(
+    SetMetadata(TOOL_METADATA, options),
+    UseGuards(ToolPermissionGuard),
+    UseInterceptors(ToolCallInterceptor),
+    UseFilters(ToolExceptionFilter),
+    ToolParams(options.input),
+  );

@@ -24,17 +24,9 @@ const NEST_STATUS_CODES: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-/** JSON-RPC error codes for the tool endpoint's transport-level failures (platform.md §4). */
-const JSONRPC_CODES: Partial<Record<ErrorCode, number>> = {
-  BAD_REQUEST: -32700,
-  PAYLOAD_TOO_LARGE: -32600,
-  SERVICE_UNAVAILABLE: -32003,
-  UNAUTHORIZED: -32001,
-};
-
 /**
- * The one exception filter: maps every error to the JSON envelope of platform.md §5 (or plain text for SSE,
- * JSON-RPC for the tool endpoint). Unknown errors become 500 with a logged `errorId` and nothing internal.
+ * The one exception filter: maps every error to the JSON envelope of platform.md §5 (or plain text for SSE; the tool endpoint
+ * has its own, McpExceptionFilter). Unknown errors become 500 with a logged `errorId` and nothing internal.
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
@@ -58,11 +50,6 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const { code, message, extra, headers } = this.classify(exception, req);
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     const status = HTTP_STATUS[code];
-    if (req.path === '/api/mcp' || req.path.startsWith('/api/mcp/')) {
-      const rpcCode = JSONRPC_CODES[code] ?? (status >= 500 ? -32603 : -32600);
-      res.status(status).json({ jsonrpc: '2.0', error: { code: rpcCode, message }, id: null });
-      return;
-    }
     res.status(status).json({ success: false, error: { code, message, ...extra } });
   }
 

@@ -3,6 +3,9 @@ import { BadRequestError } from '../errors/app-error.js';
 
 export const BODY_LIMIT = '1mb';
 
+/** The tool endpoint's path as the router matches it (case-insensitive, optional trailing slash). */
+const MCP_PATH = /^\/api\/mcp\/?$/i;
+
 /**
  * Deepest nesting of arrays/objects a JSON body may have. JSON.parse accepts any depth, but the recursive layers
  * after it (class-transformer, class-validator, schema validation) overflow the stack on a body nested a few
@@ -31,12 +34,16 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 
 /**
  * JSON bodies up to 1 MiB and MAX_JSON_DEPTH levels. REST routes refuse a body that is not JSON (400 BAD_REQUEST)
- * instead of silently ignoring it; the tool endpoint does its own content-type negotiation (415).
+ * instead of silently ignoring it. Not for `/api/mcp`, which reads its body only after authenticating (415 / 413 / -32700).
  */
 export function jsonBody() {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const isMcp = req.path === '/api/mcp';
-    if (!isMcp && req.path.startsWith('/api/') && hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+    // The tool endpoint reads its body itself, after its key guard (platform.md §4).
+    if (MCP_PATH.test(req.path)) {
+      next();
+      return;
+    }
+    if (req.path.startsWith('/api/') && hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
       next(new BadRequestError('Request body must be JSON (Content-Type: application/json)'));
       return;
     }

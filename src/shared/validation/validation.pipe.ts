@@ -38,6 +38,8 @@ const options = (forbidUnknown: boolean) => ({
  * refused; unknown query parameters are dropped (cache-busters and tracking parameters must not break a page).
  * A body or query string PostgreSQL cannot store (U+0000, unpaired surrogates) is refused first, whatever the DTO.
  */
+const REST_PARAM_TYPES = new Set<unknown>(['body', 'query', 'param', 'custom']);
+
 class RestValidationPipe extends ValidationPipe {
   private readonly queryPipe = new ValidationPipe(options(false));
 
@@ -46,6 +48,8 @@ class RestValidationPipe extends ValidationPipe {
   }
 
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Route parameters only: a tool's arguments (Nest's external context, tool.metadata.ts) have the tool's own pipe.
+    if (!REST_PARAM_TYPES.has(metadata.type)) return Promise.resolve(value);
     if (metadata.type === 'body' || metadata.type === 'query') {
       const bad = findUnstorableText(value);
       if (bad) throw new ValidationError('Invalid input', [{ field: metadata.data ? (bad.path ? `${metadata.data}.${bad.path}` : metadata.data) : bad.path, message: bad.message }]);

@@ -96,10 +96,11 @@ export function rpcEnvelopeProblems(res: RawResponse): string[] {
   if (!isObject(body) || body.jsonrpc !== '2.0') return [`not a JSON-RPC answer (HTTP ${res.status}): ${JSON.stringify(res.text.slice(0, 200))}`];
   if (res.status >= 400) {
     if (!isObject(body.error) || typeof body.error.code !== 'number' || typeof body.error.message !== 'string') out.push(`HTTP ${res.status} without a JSON-RPC error: ${res.text.slice(0, 200)}`);
-    if (body.id !== null) out.push(`transport error with id ${JSON.stringify(body.id)}`);
+    // The SDK names the request's id when it could read one; a refusal before the body was read has none.
+    if (body.id !== null && typeof body.id !== 'string' && typeof body.id !== 'number') out.push(`transport error with id ${JSON.stringify(body.id)}`);
     // 404: a path under the endpoint (`/api/mcp/x`) is an unknown route, answered in JSON-RPC form.
-    if (![400, 401, 404, 405, 406, 413, 415].includes(res.status)) out.push(`undocumented tool endpoint status ${res.status}`);
-    if (res.status === 401 && res.headers['www-authenticate'] !== 'Bearer realm="svc"') out.push('401 without WWW-Authenticate');
+    if (![400, 401, 403, 404, 405, 406, 413, 415].includes(res.status)) out.push(`undocumented tool endpoint status ${res.status}`);
+    if (res.status === 401 && !String(res.headers['www-authenticate']).startsWith('Bearer realm="svc"')) out.push('401 without WWW-Authenticate');
     if (res.status === 405 && res.headers.allow !== 'POST') out.push('405 without Allow: POST');
   }
   return out;

@@ -1,0 +1,95 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import { AppConfig } from '../../config/config.js';
+import { CredentialResolver } from '../../shared/auth/auth-context.js';
+import { TokenBuckets } from '../../shared/http/token-bucket.js';
+import { requestContext } from '../../shared/logging/logger.js';
+import { narrowingOf } from './mcp-endpoint.js';
+import { McpHttpError, RATE_LIMITED_RPC_CODE } from './mcp-errors.js';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * `POST /api/mcp`, first of all (platform.md §4): an agent key in `Authorization: Bearer agk_…` — or 401 with
+ * `WWW-Authenticate` and the JSON-RPC body, before the body is read. The caller's permissions are re-read from the
+ * database on every request; the narrowing headers are read along (tools.md §1.5).
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(private readonly credentials: CredentialResolver) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    const header = req.headers.authorization;
+    const bearer = BEARER.exec(header ?? '');
+    const auth = bearer ? await this.credentials.resolveApiKey(bearer[1]) : null;
+    if (!auth) {
+      const challenge = header === undefined ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token", error_description="Missing or invalid API key"';
+      throw new McpHttpError(401, -32001, 'Missing or invalid API key', { 'WWW-Authenticate': challenge });
+    }
+    req.auth = auth;
+    req.mcp = { ctx: { actor: auth.actor, auth, headers: req.headers, requestId: req.requestId }, narrowing: narrowingOf(req) };
+    const store = requestContext.getStore();
+    if (store) {
+      store.companyUuid = auth.actor.companyUuid;
+      store.actor = `agent:${auth.actor.uuid}`;
+    }
+    return true;
+  }
+}
+
+/**
+ * Per API key and instance, `MCP_RATE_LIMIT_PER_MINUTE` requests (a token bucket; 0 turns it off): 429 with
+ * `Retry-After` and JSON-RPC -32000 carrying `data: {code: "RATE_LIMITED", retryAfterSeconds}`.
+ */
+@Injectable()
+export class McpRateLimitGuard implements CanActivate {
+  private readonly buckets: TokenBuckets | null;
+
+  constructor(config: AppConfig) {
+    this.buckets = config.mcpRateLimitPerMinute > 0 ? new TokenBuckets(config.mcpRateLimitPerMinute) : null;
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const key = context.switchToHttp().getRequest<Request>().auth?.apiKeyUuid;
+    const wait = this.buckets && key ? this.buckets.take(key) : 0;
+    if (wait > 0) {
+      throw new McpHttpError(429, RATE_LIMITED_RPC_CODE, 'Too many requests', { 'Retry-After': String(wait) }, { code: 'RATE_LIMITED', retryAfterSeconds: wait });
+    }
+    return true;
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** `http(s)://localhost|127.0.0.1|[::1]` on any port. */
+export function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname) && url.origin === origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * DNS-rebinding protection (platform.md §4): a present `Origin` must be `PUBLIC_URL`'s origin or listed in
+ * `CORS_ORIGINS`; with neither configured only loopback origins pass. Never an origin derived from `Host`, which a
+ * rebinding page controls. No `Origin` (any non-browser client) passes.
+ */
+@Injectable()
+export class McpOriginGuard implements CanActivate {
+  private readonly allowed: ReadonlySet<string>;
+  private readonly loopbackOnly: boolean;
+
+  constructor(config: AppConfig) {
+    this.allowed = new Set([...(config.publicOrigin ? [config.publicOrigin] : []), ...config.corsOrigins]);
+    this.loopbackOnly = this.allowed.size === 0;
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const origin = context.switchToHttp().getRequest<Request>().headers.origin;
+    if (origin === undefined || this.allowed.has(origin) || (this.loopbackOnly && isLoopbackOrigin(origin))) return true;
+    throw new McpHttpError(403, -32000, 'Forbidden: Origin not allowed');
+  }
+}

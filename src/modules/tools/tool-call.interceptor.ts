@@ -1,0 +1,38 @@
+import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Logger } from 'pino';
+import { map, type Observable, tap } from 'rxjs';
+import { LOGGER } from '../../shared/logging/logger.js';
+import { MetricsService } from '../../shared/metrics/metrics.service.js';
+import { toCallResult, type CallResult } from './tool-result.js';
+import { TOOL_METADATA, type ToolOptions } from './tool.metadata.js';
+
+/**
+ * Around every permitted tool call: renders the method's record as the tool result (compact JSON text, capped), and
+ * records the call — the `svc_mcp_tool_calls_total` / duration metrics and one `tool call` log line with the outcome.
+ * Refusals thrown by the argument pipe or the method pass through here as errors (outcome `error`) on their way to
+ * the tool exception filter.
+ */
+@Injectable()
+export class ToolCallInterceptor implements NestInterceptor<unknown, CallResult> {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly metrics: MetricsService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<CallResult> {
+    const name = this.reflector.get<ToolOptions>(TOOL_METADATA, context.getHandler()).name;
+    const started = process.hrtime.bigint();
+    const record = (outcome: 'ok' | 'error'): void => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.mcpCalls.inc({ tool: name, outcome });
+      this.metrics.mcpDuration.observe({ tool: name }, seconds);
+      this.logger.info({ tool: name, outcome, durationMs: Math.round(seconds * 1e4) / 10 }, 'tool call');
+    };
+    return next.handle().pipe(
+      map(toCallResult),
+      tap({ complete: () => record('ok'), error: () => record('error') }),
+    );
+  }
+}
