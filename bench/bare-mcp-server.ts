@@ -2,8 +2,7 @@ import http from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { SingleRequestTransport } from '../src/modules/tools/mcp-transport.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * The baseline for bench/mcp.ts: a bare low-level SDK `Server` with ONE trivial tool on node:http, stateless (a
@@ -64,16 +63,7 @@ async function handle(mode: BareMode, req: http.IncomingMessage, res: http.Serve
     await transport.handleRequest(req, res, body);
     return;
   }
-  const transport = new SingleRequestTransport();
-  await server.connect(transport);
-  const response = await transport.dispatch(body as JSONRPCMessage);
-  await server.close();
-  if (response === null) {
-    res.writeHead(202).end();
-    return;
-  }
-  const text = JSON.stringify(response);
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
+  throw new Error(`bare mode ${mode} is gone with the v1 single-request transport`);
 }
 
 export function startBareMcpServer(mode: BareMode): Promise<{ url: string; close(): Promise<void> }> {
