@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { IdeaService } from '../../src/modules/ideas/index.js';
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';

@@ -2,7 +2,7 @@ import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { callTool, mcpClient } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 
 describe('svc_checkin and the notification tools (e2e, SDK client)', () => {
   let app: World;

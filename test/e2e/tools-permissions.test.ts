@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { mcpClient, rpc } from '../utils/mcp-client.js';

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { SeededUser } from '../factories/identity.factory.js';
 import type { HttpClient } from './http.js';

@@ -1,15 +1,34 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export type { Client } from '@modelcontextprotocol/client';
+
+/** How the official v2 client negotiates: pinned to the current protocol (the default here), `auto`, or `legacy`. */
+export type Negotiation = 'legacy' | 'auto' | { pin: string };
 
 /**
  * The one MCP test client: the official SDK client over real HTTP (`mcpClient`, `callTool`, `rawCall`) and raw
  * JSON-RPC over fetch (`rpc`) for what the SDK would not send.
  */
 
-/** The official SDK client, configured as an `http` server entry would be: URL + Authorization (+ scoping headers). */
-export async function mcpClient(baseUrl: string, key: string, headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+/**
+ * The official SDK client (v2), configured as an `http` server entry would be: URL + Authorization (+ scoping
+ * headers), pinned to protocol 2026-07-28 unless told otherwise.
+ */
+export async function mcpClient(baseUrl: string, key: string, headers: Record<string, string> = {}, negotiation: Negotiation = { pin: '2026-07-28' }): Promise<Client> {
+  const client = new Client({ name: 'svc-test', version: '1.0.0' }, { versionNegotiation: { mode: negotiation } });
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}`, ...headers } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** The v1 SDK client (`@modelcontextprotocol/sdk`), which speaks protocol 2025-11-25. */
+export async function mcpClientV1(baseUrl: string, key: string, headers: Record<string, string> = {}): Promise<ClientV1> {
+  const client = new ClientV1({ name: 'svc-test-v1', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransportV1(new URL(`${baseUrl}/api/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${key}`, ...headers } },
   });
   await client.connect(transport);

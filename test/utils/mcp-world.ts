@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';

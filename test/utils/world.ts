@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';

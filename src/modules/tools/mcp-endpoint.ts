@@ -30,12 +30,13 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 /**
- * 2026-07-28 cacheable results. A tool list depends on the caller's permissions (private) and changes only when an
- * owner edits them; the discovery answer is the same for every caller.
+ * 2026-07-28 cacheable results. A tool list depends on the caller's permissions (private), which its owner may change
+ * at any moment and which apply from the very next request (platform.md §4): not cached. The discovery answer is the
+ * same for every caller and changes only with a deployment.
  */
 const CACHE_HINTS = {
-  'tools/list': { ttlMs: 60_000, cacheScope: 'private' },
-  'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'tools/list': { ttlMs: 0, cacheScope: 'private' },
+  'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
 } as const;
 
 /**
