@@ -1,13 +1,14 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { list, optionalStr, ReportedError, str, UsageError, type CliCommand, type OptionValues } from './cli-command.js';
 
 /**
  * The tool client (platform.md §4: "a command-line client uses the same key and endpoint"): the official SDK client
- * over Streamable HTTP, configured like an `http` server entry — endpoint URL, `Authorization` and optional scoping
- * headers. It talks to a running service and never opens a database.
+ * (v2) over Streamable HTTP, pinned to the current protocol, 2026-07-28, and configured like an `http` server entry —
+ * endpoint URL, `Authorization` and optional scoping headers. It talks to a running service and never opens a
+ * database.
  */
+export const CLI_PROTOCOL_VERSION = '2026-07-28';
+
 const CONNECTION = {
   url: { type: 'string' },
   key: { type: 'string' },
@@ -53,24 +54,28 @@ function toolArguments(values: OptionValues): Record<string, unknown> {
 
 /** Transport and protocol failures as the CLI's `{error: {code, message}}`. */
 function failure(err: unknown, url: URL): never {
-  if (err instanceof McpError) {
+  if (err instanceof ProtocolError) {
     throw new ReportedError({ code: 'RPC_ERROR', message: err.message.replace(/^MCP error -?\d+: /, ''), rpcCode: err.code });
   }
-  if (err instanceof StreamableHTTPError) {
-    // The body after the SDK's prefix is the service's JSON-RPC error, e.g. the 401 "Missing or invalid API key".
-    const body = /Error POSTing to endpoint: (.*)$/s.exec(err.message)?.[1];
+  if (err instanceof SdkHttpError) {
+    // The service's JSON-RPC error body, when the SDK kept it (e.g. the 401 "Missing or invalid API key").
     let message = err.message;
+    const text = typeof err.data.text === 'string' ? err.data.text : /(\{.*\})\s*$/s.exec(err.message)?.[1];
     try {
-      message = (JSON.parse(body ?? '') as { error: { message: string } }).error.message ?? message;
+      message = (JSON.parse(text ?? '') as { error: { message: string } }).error.message ?? message;
     } catch {
       // not a JSON-RPC body: keep the SDK's message
     }
-    const code = err.code === 401 ? 'UNAUTHORIZED' : err.code === 503 ? 'SERVICE_UNAVAILABLE' : 'HTTP_ERROR';
-    throw new ReportedError({ code, message, status: err.code });
+    const status = err.status;
+    const code = status === 401 ? 'UNAUTHORIZED' : status === 503 ? 'SERVICE_UNAVAILABLE' : 'HTTP_ERROR';
+    throw new ReportedError({ code, message, status });
   }
-  if (err instanceof TypeError && /fetch failed/i.test(err.message)) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new ReportedError({ code: 'SERVICE_UNAVAILABLE', message: `Cannot reach ${url.href}: ${cause?.code ?? cause?.message ?? err.message}` });
+  // The connection failure, also when the SDK wraps it (e.g. "Version negotiation probe failed: fetch failed").
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof TypeError && /fetch failed/i.test(e.message)) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new ReportedError({ code: 'SERVICE_UNAVAILABLE', message: `Cannot reach ${url.href}: ${cause?.code ?? cause?.message ?? e.message}` });
+    }
   }
   throw err;
 }
@@ -78,7 +83,7 @@ function failure(err: unknown, url: URL): never {
 async function withClient<T>(values: OptionValues, work: (client: Client) => Promise<T>): Promise<T> {
   const url = endpoint(values);
   const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: headers(values) } });
-  const client = new Client({ name: 'svc-cli', version: '1.0.0' });
+  const client = new Client({ name: 'svc-cli', version: '1.0.0' }, { versionNegotiation: { mode: { pin: CLI_PROTOCOL_VERSION } } });
   try {
     await client.connect(transport);
     return await work(client);

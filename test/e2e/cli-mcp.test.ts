@@ -87,6 +87,10 @@ describe('CLI tool client: mcp tools / mcp call (e2e, built CLI as a child proce
       expect(res.json).toMatchObject({ documents: [expect.objectContaining({ title: 'From the CLI' })], total: 1 });
       expect(proxy.seen.length).toBeGreaterThanOrEqual(2);
       for (const h of proxy.seen) expect(h).toMatchObject({ authorization: `Bearer ${pmKey}`, 'x-service-project': projectUuid, 'x-trace': 'abc' });
+      // The CLI speaks the current protocol: server/discover first, then the call with the 2026-07-28 headers.
+      for (const h of proxy.seen) expect(h['mcp-protocol-version']).toBe('2026-07-28');
+      expect(proxy.seen.map((h) => h['mcp-method'])).toEqual(['server/discover', 'tools/call']);
+      expect(proxy.seen[1]['mcp-name']).toBe('svc_get_documents');
     } finally {
       await proxy.close();
     }
