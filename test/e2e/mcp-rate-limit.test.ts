@@ -1,7 +1,7 @@
 import { RATE_LIMITED_RPC_CODE } from '../../src/modules/tools/index.js';
 import { AgentService } from '../../src/modules/identity/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { mcpClient, rpc } from '../utils/mcp-client.js';
+import { mcpClient, mcpClientV1, rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
@@ -87,14 +87,17 @@ describe('tool endpoint rate limit per API key (e2e)', () => {
       expect((await rpc(app.url, LIST)).status).toBe(401);
     });
 
-    it('surfaces to the official SDK client as an HTTP 429 error', async () => {
+    it('surfaces to the official SDK clients (v2 and v1) as an HTTP 429 error', async () => {
       const { key } = await seedKeys(app);
-      const client = await mcpClient(app.url, key); // initialize + initialized: two tokens
+      const client = await mcpClient(app.url, key); // server/discover: one token
+      const v1 = await mcpClientV1(app.url, key); // initialize + initialized: two tokens
       try {
         await exhaust(key);
-        await expect(client.listTools()).rejects.toMatchObject({ code: 429 });
+        await expect(client.listTools()).rejects.toMatchObject({ status: 429 });
+        await expect(v1.listTools()).rejects.toMatchObject({ code: 429 });
       } finally {
         await client.close();
+        await v1.close();
       }
     });
   });

@@ -161,6 +161,10 @@ export class McpEndpoint implements OnModuleDestroy {
     }
     if (Array.isArray(body)) throw new McpHttpError(400, -32600, 'Invalid Request: batch requests are not supported');
     if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new McpHttpError(400, -32700, `JSON body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`);
+    if (isPlainObject(body) && body.method === 'subscriptions/listen') {
+      // A listen stream is SSE; this endpoint answers one plain JSON body per request and has nothing to push.
+      throw new McpHttpError(404, ProtocolErrorCode.MethodNotFound, 'Method not found: subscriptions/listen', {}, undefined, body.id);
+    }
     const refused = invalidParams(body);
     if (refused) {
       writeJson(res, await this.nonObjectArguments(body as Record<string, unknown>, caller, refused));

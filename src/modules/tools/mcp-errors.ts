@@ -12,6 +12,8 @@ export class McpHttpError extends Error {
     message: string,
     readonly headers: Record<string, string> = {},
     readonly data?: Record<string, unknown>,
+    /** The request's id, when the body was read and had one. */
+    readonly id: unknown = null,
   ) {
     super(message);
   }

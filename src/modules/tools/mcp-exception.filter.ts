@@ -22,7 +22,7 @@ export class McpExceptionFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof McpHttpError) {
-      send(res, exception.status, exception.rpcCode, exception.message, exception.headers, exception.data);
+      send(res, exception.status, exception.rpcCode, exception.message, exception.headers, exception.data, exception.id);
       return;
     }
     const describe = exception instanceof Error ? { type: exception.name, message: exception.message, stack: exception.stack } : { value: String(exception) };
@@ -37,7 +37,8 @@ export class McpExceptionFilter implements ExceptionFilter {
   }
 }
 
-export function send(res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}, data?: Record<string, unknown>): void {
+export function send(res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}, data?: Record<string, unknown>, id: unknown = null): void {
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-  res.status(status).json({ jsonrpc: '2.0', error: data ? { code, message, data } : { code, message }, id: null });
+  const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
+  res.status(status).json({ jsonrpc: '2.0', error: data ? { code, message, data } : { code, message }, id: rpcId });
 }
