@@ -208,9 +208,15 @@ describe('browser authentication (e2e)', () => {
       expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
       expect(res.headers.get('access-control-allow-credentials')).toBe('true');
       expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, PUT, PATCH, DELETE');
-      expect(res.headers.get('access-control-allow-headers')).toBe('Content-Type, Authorization');
+      expect(res.headers.get('access-control-allow-headers')).toBe('Content-Type, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID');
       expect(res.headers.get('vary')).toMatch(/Origin/);
       expect(res.text).toBe('');
+      // The tool endpoint's preflight follows the same rule (platform.md §2.2), not its 405.
+      const mcp = await http.request('OPTIONS', '/api/mcp', {
+        headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-protocol-version, mcp-method, mcp-name' },
+      });
+      expect(mcp.status).toBe(204);
+      expect(mcp.headers.get('access-control-allow-headers')).toContain('Mcp-Name');
       const unlisted = await http.request('OPTIONS', '/api/agents', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'PATCH' } });
       expect(unlisted.status).not.toBe(204);
       expect(unlisted.headers.get('access-control-allow-origin')).toBeNull();

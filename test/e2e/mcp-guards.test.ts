@@ -134,3 +134,25 @@ describe('tool endpoint guards and MUSTs (e2e)', () => {
     expect(metrics).toMatch(/svc_mcp_calls_total\{tool="svc_list_projects",outcome="error"\} [1-9]/);
   });
 });
+
+describe('tool endpoint Origin guard with PUBLIC_URL and CORS_ORIGINS (e2e)', () => {
+  let app: World;
+  let key: string;
+
+  beforeAll(async () => {
+    app = await World.start({ env: { PUBLIC_URL: 'https://svc.example', CORS_ORIGINS: 'https://app.example' } });
+    const f = new IdentityFactory(app.db.dataSource);
+    const c = await f.company();
+    key = (await f.agent(c.uuid, (await f.user(c.uuid)).uuid, { preset: 'developer_agent' })).key;
+  }, 120_000);
+  afterAll(() => app?.close());
+
+  it("passes only PUBLIC_URL's origin and the listed ones; loopback is no longer implied", async () => {
+    const status = async (origin: string) => (await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${key}`, origin })).status;
+    expect(await status('https://svc.example')).toBe(200);
+    expect(await status('https://app.example')).toBe(200);
+    expect(await status('http://localhost:5173')).toBe(403);
+    expect(await status(`http://127.0.0.1:${new URL(app.url).port}`)).toBe(403);
+    expect(await status('https://evil.example')).toBe(403);
+  });
+});
