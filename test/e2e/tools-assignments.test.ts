@@ -146,6 +146,14 @@ describe('svc_get_my_assignments (e2e)', () => {
     }
   });
 
+  it('warns about a project header made only of separators (empty scope)', async () => {
+    expect(await assignments(await scoped({ 'X-Service-Project': ' , ,' }))).toEqual({
+      ideaTracker: {},
+      taskTracker: {},
+      warnings: ['X-Service-Project: , , names no project; the scope is empty'],
+    });
+  });
+
   it('caps the warnings: long values are cut and at most 20 are named', async () => {
     const long = 'x'.repeat(300);
     const values = [long, ...Array.from({ length: 24 }, (_, i) => `bad${i}`)];

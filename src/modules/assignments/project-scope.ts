@@ -21,8 +21,10 @@ function header(headers: IncomingHttpHeaders, name: string): string {
 export function parseScopeHeaders(headers: IncomingHttpHeaders): ScopeRequest {
   const group = header(headers, 'x-service-project-group');
   if (group) return { kind: 'group', groupUuid: isUuid(group) ? group.toLowerCase() : null };
-  const entries = projectEntries(headers);
-  if (entries.length) return { kind: 'projects', projectUuids: [...new Set(entries.filter(isUuid).map((e) => e.toLowerCase()))] };
+  // A value made only of separators is not blank: it names no project, so the scope is empty.
+  if (header(headers, 'x-service-project')) {
+    return { kind: 'projects', projectUuids: [...new Set(projectEntries(headers).filter(isUuid).map((e) => e.toLowerCase()))] };
+  }
   return { kind: 'all' };
 }
 
@@ -78,7 +80,11 @@ export async function resolveScope(
     ? await em.query(`SELECT uuid FROM project WHERE company_uuid = $1 AND uuid = ANY($2::uuid[]) ORDER BY uuid`, [companyUuid, request.projectUuids])
     : [];
   const found = new Set(rows.map((r) => r.uuid));
-  const ignored = [...new Set(projectEntries(headers).filter((e) => !(isUuid(e) && found.has(e.toLowerCase()))))];
+  const entries = projectEntries(headers);
+  if (!entries.length) {
+    return { projectScope: [], warnings: [`X-Service-Project: ${echo(header(headers, 'x-service-project'))} names no project; the scope is empty`] };
+  }
+  const ignored = [...new Set(entries.filter((e) => !(isUuid(e) && found.has(e.toLowerCase()))))];
   const warnings = ignored.slice(0, MAX_WARNINGS).map((e) => `X-Service-Project: ${echo(e)} matches no project of your company; ignored`);
   if (ignored.length > MAX_WARNINGS) warnings.push(`X-Service-Project: ${ignored.length - MAX_WARNINGS} more value(s) match no project of your company; ignored`);
   return { projectScope: rows.map((r) => r.uuid), warnings };
