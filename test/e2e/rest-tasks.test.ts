@@ -191,8 +191,10 @@ describe('REST tasks (e2e)', () => {
       expect(data(await list('?limit=abc'))).toMatchObject({ pageSize: 20 });
     });
 
-    it('lists available (open) and unblocked (prerequisites resolved) tasks', async () => {
-      expect(uuids(await list('', 'tasks/available'))).toEqual([t.linked.uuid, t.medium.uuid, t.low.uuid]);
+    it('lists available (open, prerequisites resolved) and unblocked (open or assigned, prerequisites resolved) tasks', async () => {
+      // medium waits for the open low: not available (tools.md §5.1, same operation as svc_get_available_tasks).
+      expect(data(await list('', 'tasks/available'))).toMatchObject({ total: 2 });
+      expect(uuids(await list('', 'tasks/available'))).toEqual([t.linked.uuid, t.low.uuid]);
       expect(uuids(await list(`?proposalUuids=${proposalUuid}`, 'tasks/available'))).toEqual([t.linked.uuid]);
       expect(uuids(await list('', 'tasks/unblocked'))).toEqual([t.linked.uuid, t.high.uuid, t.low.uuid]);
       expect(data(await list('?pageSize=1', 'tasks/unblocked'))).toMatchObject({ page: 1, pageSize: 1, total: 3 });
@@ -261,11 +263,17 @@ describe('REST tasks (e2e)', () => {
     it("refuses a status move by someone else (403), out of order (409 INVALID_STATE) or with open prerequisites (409 BLOCKED)", async () => {
       const t = await taskIn('assigned');
       await expectRefused(w, () => w.carol.patch(`/api/tasks/${t.uuid}`, { status: 'in_progress' }), 403, 'FORBIDDEN', "Only the assignee can change this task's status", read(t.uuid));
-      await expectRefused(w, () => w.alice.patch(`/api/tasks/${t.uuid}`, { status: 'to_verify' }), 409, 'INVALID_STATE', 'Task is assigned; submit requires in_progress', read(t.uuid));
+      const early = await expectRefused(w, () => w.alice.patch(`/api/tasks/${t.uuid}`, { status: 'to_verify' }), 409, 'INVALID_STATE', 'Task is assigned; submit requires in_progress', read(t.uuid));
+      expect(early.body).toEqual({
+        success: false,
+        error: { code: 'INVALID_STATE', message: 'Task is assigned; submit requires in_progress', hints: ['Start it first: svc_update_task with status in_progress (the assignee only)'] },
+      });
       const x = await newTask();
       const blocked = await taskIn('assigned', w.alice, { dependsOnTaskUuids: [x.uuid] });
       const res = await expectRefused(w, () => w.alice.patch(`/api/tasks/${blocked.uuid}`, { status: 'in_progress', title: 'Not applied' }), 409, 'BLOCKED', 'Cannot move to in_progress: 1 prerequisite(s) not done or closed', read(blocked.uuid));
       expect(res.body.error.blockers).toEqual([expect.objectContaining({ uuid: x.uuid, title: x.title, status: 'open' })]);
+      // The same hints as the tool (platform.md §5: same extra fields).
+      expect(res.body.error.hints).toEqual([expect.stringContaining(`(${x.uuid}) is open`), expect.stringContaining('svc_get_task')]);
     });
 
     it('validates the body: 400 with details; an empty patch is "Nothing to update"', async () => {

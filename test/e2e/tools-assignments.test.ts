@@ -106,21 +106,69 @@ describe('svc_get_my_assignments (e2e)', () => {
     expect(projectsOf(await assignments(await scoped({ 'X-Service-Project-Group': ` ${g1.toUpperCase()} `, 'X-Service-Project': p3 })))).toEqual({ ideas: [p1], tasks: [p1, p2] });
   });
 
-  it('gives an empty scope for an empty, unknown, foreign or malformed group, never all projects', async () => {
-    for (const group of [g2, randomUUID(), fg, 'not-a-group']) {
-      expect(await assignments(await scoped({ 'X-Service-Project-Group': group, 'X-Service-Project': p3 }))).toEqual({ ideaTracker: {}, taskTracker: {} });
+  it('gives an empty scope for an empty, unknown, foreign or malformed group, never all projects; unknown ones warn', async () => {
+    // A known group without projects is a plain empty scope, without warnings.
+    expect(await assignments(await scoped({ 'X-Service-Project-Group': g2, 'X-Service-Project': p3 }))).toEqual({ ideaTracker: {}, taskTracker: {} });
+    for (const group of [randomUUID(), fg, 'not-a-group']) {
+      expect(await assignments(await scoped({ 'X-Service-Project-Group': ` ${group} `, 'X-Service-Project': p3 }))).toEqual({
+        ideaTracker: {},
+        taskTracker: {},
+        warnings: [`X-Service-Project-Group: ${group} matches no project group of your company; the scope is empty`],
+      });
     }
   });
 
-  it('scopes to a project list, ignoring blanks, junk, foreign and unknown projects', async () => {
-    expect(projectsOf(await assignments(await scoped({ 'X-Service-Project': p3 })))).toEqual({ ideas: [p3], tasks: [p3] });
-    const messy = ` ${p3} ,, junk , ${fp}, ${randomUUID()} ,${p2.toUpperCase()}`;
-    expect(projectsOf(await assignments(await scoped({ 'X-Service-Project': messy })))).toEqual({ ideas: [p3], tasks: [p3, p2] });
+  it('scopes to a project list, ignoring blanks, junk, foreign and unknown projects, with a warning for each ignored value', async () => {
+    const exact = await assignments(await scoped({ 'X-Service-Project': p3 }));
+    expect(projectsOf(exact)).toEqual({ ideas: [p3], tasks: [p3] });
+    expect(exact.warnings).toBeUndefined();
+    const unknown = randomUUID();
+    const messy = ` ${p3} ,, junk , ${fp}, ${unknown} ,${p2.toUpperCase()}, junk`;
+    const r = await assignments(await scoped({ 'X-Service-Project': messy }));
+    expect(projectsOf(r)).toEqual({ ideas: [p3], tasks: [p3, p2] });
+    expect(r.warnings).toEqual([
+      'X-Service-Project: junk matches no project of your company; ignored',
+      `X-Service-Project: ${fp} matches no project of your company; ignored`,
+      `X-Service-Project: ${unknown} matches no project of your company; ignored`,
+    ]);
     // A blank group header does not count: the project list decides.
     expect(projectsOf(await assignments(await scoped({ 'X-Service-Project-Group': '  ', 'X-Service-Project': p2 })))).toEqual({ ideas: [], tasks: [p2] });
-    for (const list of ['junk, nope', `${fp}`, `${randomUUID()},`]) {
-      expect(await assignments(await scoped({ 'X-Service-Project': list }))).toEqual({ ideaTracker: {}, taskTracker: {} });
+    for (const [list, ignored] of [
+      ['junk, nope', ['junk', 'nope']],
+      [`${fp}`, [fp]],
+      [`${unknown},`, [unknown]],
+    ] as const) {
+      expect(await assignments(await scoped({ 'X-Service-Project': list }))).toEqual({
+        ideaTracker: {},
+        taskTracker: {},
+        warnings: ignored.map((v) => `X-Service-Project: ${v} matches no project of your company; ignored`),
+      });
     }
+  });
+
+  it('warns about a project header made only of separators (empty scope)', async () => {
+    expect(await assignments(await scoped({ 'X-Service-Project': ' , ,' }))).toEqual({
+      ideaTracker: {},
+      taskTracker: {},
+      warnings: ['X-Service-Project: , , names no project; the scope is empty'],
+    });
+  });
+
+  it('caps the warnings: long values are cut and at most 20 are named', async () => {
+    const long = 'x'.repeat(300);
+    const values = [long, ...Array.from({ length: 24 }, (_, i) => `bad${i}`)];
+    const r = await assignments(await scoped({ 'X-Service-Project': [p1, ...values].join(',') }));
+    expect(projectsOf(r)).toEqual({ ideas: [p1], tasks: [p1] });
+    expect(r.warnings).toHaveLength(21);
+    expect(r.warnings[0]).toBe(`X-Service-Project: ${'x'.repeat(100)}… matches no project of your company; ignored`);
+    expect(r.warnings[20]).toBe('X-Service-Project: 5 more value(s) match no project of your company; ignored');
+  });
+
+  it('does not warn without headers, for a known group, or from svc_checkin', async () => {
+    expect((await assignments(me)).warnings).toBeUndefined();
+    expect((await assignments(await scoped({ 'X-Service-Project-Group': g1, 'X-Service-Project': 'junk' }))).warnings).toBeUndefined();
+    const checkin = await w.call(await scoped({ 'X-Service-Project': 'junk' }), 'svc_checkin');
+    expect(checkin.data.warnings).toBeUndefined();
   });
 
   it('treats blank headers as no scope', async () => {

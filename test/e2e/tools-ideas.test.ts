@@ -181,7 +181,8 @@ describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
       expect(again).toEqual(claimed);
       expect(w.takeEvents()).toEqual([]);
 
-      await w.refused(w.pm2, 'svc_claim_idea', { ideaUuid: i.uuid }, 'INVALID_STATE', 'Idea is elaborating; claim requires open');
+      const held = await w.refused(w.pm2, 'svc_claim_idea', { ideaUuid: i.uuid }, 'INVALID_STATE', 'Idea is elaborating; claim requires open');
+      expect(held.hints).toEqual([expect.stringContaining('svc_release_idea')]);
       await w.refused(w.pm, 'svc_claim_idea', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
     });
 
@@ -310,7 +311,8 @@ describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
       const open = await idea();
       await w.refused(w.admin, 'svc_pm_start_elaboration', { ...body, ideaUuid: open.uuid }, 'INVALID_STATE', 'Idea is open; start elaboration requires elaborating or elaborated');
       const pending = await idea({ state: 'pending_answers' });
-      await w.refused(w.pm, 'svc_pm_start_elaboration', { ...body, ideaUuid: pending.uuid }, 'INVALID_STATE', 'Idea has a round awaiting answers; start elaboration requires every round answered');
+      const waiting = await w.refused(w.pm, 'svc_pm_start_elaboration', { ...body, ideaUuid: pending.uuid }, 'INVALID_STATE', 'Idea has a round awaiting answers; start elaboration requires every round answered');
+      expect(waiting.hints).toEqual(['Answer the pending round first: svc_answer_elaboration (svc_get_elaboration shows its questions)']);
       await w.refused(w.pm, 'svc_pm_start_elaboration', { ...body, questions: [q('q1'), q('q1')] }, 'VALIDATION_ERROR', 'Duplicate question id q1');
       const dupOptions = q('q1', { options: [{ id: 'a', label: 'A' }, { id: 'a', label: 'B' }] });
       await w.refused(w.pm, 'svc_pm_start_elaboration', { ...body, questions: [dupOptions] }, 'VALIDATION_ERROR', 'Duplicate option id a in question q1');

@@ -245,7 +245,9 @@ describe('proposal tools (e2e, official SDK client)', () => {
       const s = await ok(w.pm, 'svc_pm_submit_proposal', { proposalUuid: p.uuid });
       expect(s).toMatchObject({ uuid: p.uuid, status: 'pending', submittedAt: expect.stringMatching(ISO), section: 'basic' });
       expect(w.takeEvents()).toEqual([change(w, 'proposal', p.uuid, 'updated')]);
-      await refusedUnchanged(w.pm, 'svc_pm_submit_proposal', { proposalUuid: p.uuid }, p.uuid, 'INVALID_STATE', 'Proposal is pending; submit requires draft');
+      const err = await refusedUnchanged(w.pm, 'svc_pm_submit_proposal', { proposalUuid: p.uuid }, p.uuid, 'INVALID_STATE', 'Proposal is pending; submit requires draft');
+      // The hint names the review tools that move a pending proposal on (tools.md §1.5).
+      expect(err.hints).toEqual([expect.stringMatching(/svc_admin_approve_proposal.*proposal:admin.*svc_pm_reject_proposal/)]);
     });
   });
 
@@ -312,7 +314,8 @@ describe('proposal tools (e2e, official SDK client)', () => {
       expect(events).toHaveLength(1 + tasks.length + docs.length);
       expect(await app.db.dataSource.query(`SELECT DISTINCT status FROM task WHERE proposal_uuid = $1`, [p.uuid])).toEqual([{ status: 'closed' }]);
       expect(await app.db.dataSource.query(`SELECT uuid FROM document WHERE proposal_uuid = $1`, [p.uuid])).toEqual([]);
-      await refusedUnchanged(w.pm, 'svc_pm_revoke_proposal', { proposalUuid: p.uuid }, p.uuid, 'INVALID_STATE', 'Proposal is draft; revoke requires approved');
+      const err = await refusedUnchanged(w.pm, 'svc_pm_revoke_proposal', { proposalUuid: p.uuid }, p.uuid, 'INVALID_STATE', 'Proposal is draft; revoke requires approved');
+      expect(err.hints).toEqual(['Submit it for review: svc_pm_submit_proposal (check it first with svc_pm_validate_proposal)']);
     });
 
     it('revoke: a holder of proposal:admin may revoke another agent\'s proposal', async () => {

@@ -110,6 +110,8 @@ describe('session tools (e2e)', () => {
       await refused(w.dev, 'svc_session_checkin_task', call(randomUUID(), task), 'NOT_FOUND', 'Session not found', [], [task]);
       await refused(w.dev, 'svc_session_checkin_task', call(theirs.uuid, task), 'FORBIDDEN', 'Session belongs to another agent', [theirs.uuid], [task]);
       await refused(w.dev, 'svc_session_checkin_task', call(closed, task), 'INVALID_STATE', 'Session is closed; check-in requires active', [closed], [task]);
+      const err = await w.refused(w.dev, 'svc_session_checkin_task', call(closed, task), 'INVALID_STATE', 'Session is closed; check-in requires active');
+      expect(err.hints).toEqual(['Reopen it with svc_reopen_session, or start a new one with svc_create_session']);
       await refused(w.dev, 'svc_session_checkin_task', call(s.uuid, randomUUID()), 'NOT_FOUND', 'Task not found', [s.uuid]);
       await refused(w.dev, 'svc_session_checkin_task', call(s.uuid, foreignTask), 'NOT_FOUND', 'Task not found', [s.uuid], [foreignTask]);
       for (const [uuid, status] of [
@@ -192,6 +194,8 @@ describe('session tools (e2e)', () => {
     it('reopens a closed session without events and refuses an active one', async () => {
       const s = await open(w.dev);
       await refused(w.dev, 'svc_reopen_session', { sessionUuid: s.uuid }, 'INVALID_STATE', 'Session is active; reopen requires closed', [s.uuid]);
+      // Nothing needs moving on: no hints field at all (tools.md §1.1).
+      expect(await w.refused(w.dev, 'svc_reopen_session', { sessionUuid: s.uuid }, 'INVALID_STATE')).toEqual({ code: 'INVALID_STATE', message: 'Session is active; reopen requires closed' });
       await w.ok(w.dev, 'svc_close_session', { sessionUuid: s.uuid });
       w.takeEvents();
       const r = await w.ok(w.dev, 'svc_reopen_session', { sessionUuid: s.uuid });

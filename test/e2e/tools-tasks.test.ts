@@ -148,7 +148,7 @@ describe('task tools (e2e)', () => {
       await w.refused(w.dev, 'svc_list_tasks', { projectUuid: w.foreign.projectUuid }, 'NOT_FOUND', 'Project not found');
     });
 
-    it('svc_get_available_tasks lists open tasks; svc_get_unblocked_tasks open/assigned ones with resolved prerequisites', async () => {
+    it('svc_get_available_tasks lists open tasks with every prerequisite done or closed; svc_get_unblocked_tasks open/assigned ones', async () => {
       const project = await w.project(w.owner);
       const make = (title: string, extra: Record<string, unknown> = {}): Promise<string> => w.task({ title, ...extra }, project);
       const doneDep = await make('doneDep');
@@ -163,11 +163,27 @@ describe('task tools (e2e)', () => {
       await w.taskService.close(w.owner, { taskUuid: doneDep });
       w.takeEvents();
 
+      // `blocked` waits for an open prerequisite: left out, and not counted (tools.md §5.1).
       const available = await w.ok(w.dev, 'svc_get_available_tasks', { projectUuid: project });
-      expect(new Set(available.tasks.map((t: { uuid: string }) => t.uuid))).toEqual(new Set([openDep, free, blocked, afterDone]));
-      expect(available.total).toBe(4);
+      expect(new Set(available.tasks.map((t: { uuid: string }) => t.uuid))).toEqual(new Set([openDep, free, afterDone]));
+      expect(available.total).toBe(3);
       const unblocked = await w.ok(w.dev, 'svc_get_unblocked_tasks', { projectUuid: project });
       expect(new Set(unblocked.tasks.map((t: { uuid: string }) => t.uuid))).toEqual(new Set([openDep, free, afterDone, mine]));
+      // A prerequisite under verification still blocks; once it is done the task becomes available, in list order.
+      await w.taskService.claim(w.dev.actor, { taskUuid: openDep });
+      await w.taskService.update(w.dev.actor, { taskUuid: openDep, status: 'in_progress' });
+      await w.taskService.submitForVerify(w.dev.actor, { taskUuid: openDep });
+      const whileVerifying = await w.ok(w.dev, 'svc_get_available_tasks', { projectUuid: project });
+      expect({ uuids: new Set(whileVerifying.tasks.map((t: { uuid: string }) => t.uuid)), total: whileVerifying.total }).toEqual({ uuids: new Set([free, afterDone]), total: 2 });
+      const r = await w.taskService.get(w.owner, { taskUuid: openDep });
+      await w.taskService.markCriteria(w.owner, { taskUuid: openDep, criteria: r.acceptanceCriteriaItems.map((c) => ({ uuid: c.uuid, status: 'passed' as const })) });
+      await w.taskService.verify(w.owner, { taskUuid: openDep });
+      const after = await w.ok(w.dev, 'svc_get_available_tasks', { projectUuid: project });
+      const open = await w.ok(w.dev, 'svc_list_tasks', { projectUuid: project, status: 'open' });
+      expect(after.tasks.map((t: { uuid: string }) => t.uuid)).toEqual(open.tasks.map((t: { uuid: string }) => t.uuid));
+      expect(new Set(after.tasks.map((t: { uuid: string }) => t.uuid))).toEqual(new Set([free, blocked, afterDone]));
+      const page = await w.ok(w.dev, 'svc_get_available_tasks', { projectUuid: project, pageSize: 1, page: 2 });
+      expect({ uuids: page.tasks.map((t: { uuid: string }) => t.uuid), total: page.total }).toEqual({ uuids: [after.tasks[1].uuid], total: 3 });
       for (const tool of ['svc_get_available_tasks', 'svc_get_unblocked_tasks']) {
         await w.refused(w.dev, tool, { projectUuid: randomUUID() }, 'NOT_FOUND', 'Project not found');
         await w.refused(w.dev, tool, { projectUuid: w.foreign.projectUuid }, 'NOT_FOUND', 'Project not found');
@@ -328,7 +344,9 @@ describe('task tools (e2e)', () => {
     it('moves status for the assignee only, through the transition check', async () => {
       const uuid = await w.taskIn('assigned', w.dev.actor);
       await w.refused(w.dev2, 'svc_update_task', { taskUuid: uuid, status: 'in_progress', title: 'Sneaky' }, 'FORBIDDEN', "Only the assignee can change this task's status", [uuid]);
-      await w.refused(w.dev, 'svc_update_task', { taskUuid: uuid, status: 'to_verify' }, 'INVALID_STATE', 'Task is assigned; submit requires in_progress', [uuid]);
+      const early = await w.refused(w.dev, 'svc_update_task', { taskUuid: uuid, status: 'to_verify' }, 'INVALID_STATE', 'Task is assigned; submit requires in_progress', [uuid]);
+      // The refusal names the tool that moves the task on (tools.md §1.5).
+      expect(early).toEqual({ code: 'INVALID_STATE', message: 'Task is assigned; submit requires in_progress', hints: ['Start it first: svc_update_task with status in_progress (the assignee only)'] });
       const r = await w.ok(w.dev, 'svc_update_task', { taskUuid: uuid, status: 'in_progress' });
       expect(r.status).toBe('in_progress');
       expect(w.takeEvents()).toEqual([w.taskEvent(uuid)]);
@@ -344,6 +362,12 @@ describe('task tools (e2e)', () => {
         prereq,
       ]);
       expect(err.blockers).toEqual([{ uuid: prereq, title: 'Prereq', status: 'open', assignee: null }]);
+      // hints name each prerequisite's next step and where to follow it (tools.md §1.5).
+      expect(Object.keys(err)).toEqual(['code', 'message', 'blockers', 'hints']);
+      expect(err.hints).toEqual([
+        `Prerequisite "Prereq" (${prereq}) is open: it needs an assignee (svc_claim_task, or svc_pm_assign_task)`,
+        'Follow the prerequisites with svc_get_task; svc_get_available_tasks lists work you can start now',
+      ]);
     });
 
     it('takes a sessionUuid of the caller\'s own active session and records it', async () => {
@@ -409,7 +433,7 @@ describe('task tools (e2e)', () => {
       const winners = results.filter((r) => !r.isError);
       expect(winners).toHaveLength(1);
       for (const loser of results.filter((r) => r.isError)) {
-        expect(loser.data.error).toEqual({ code: 'INVALID_STATE', message: 'Task is assigned to someone else; claim requires open' });
+        expect(loser.data.error).toEqual({ code: 'INVALID_STATE', message: 'Task is assigned to someone else; claim requires open', hints: [expect.stringContaining('svc_get_available_tasks')] });
       }
       const winner = agents[results.indexOf(winners[0])];
       const [row] = await w.app.db.dataSource.query(`SELECT status, assignee_uuid FROM task WHERE uuid = $1`, [uuid]);
@@ -437,7 +461,8 @@ describe('task tools (e2e)', () => {
       expect(w.takeEvents()).toEqual([w.taskEvent(uuid)]);
       expect((await w.rows.activities(uuid)).at(-1)).toMatchObject({ action: 'submitted', value: { summary: 'Done it' } });
       const assigned = await w.taskIn('assigned', w.dev.actor);
-      await w.refused(w.dev, 'svc_submit_for_verify', { taskUuid: assigned }, 'INVALID_STATE', 'Task is assigned; submit requires in_progress', [assigned]);
+      const err = await w.refused(w.dev, 'svc_submit_for_verify', { taskUuid: assigned }, 'INVALID_STATE', 'Task is assigned; submit requires in_progress', [assigned]);
+      expect(err.hints).toEqual(['Start it first: svc_update_task with status in_progress (the assignee only)']);
     });
 
     it('svc_report_criteria_self_check records the assignee\'s own marks', async () => {
@@ -540,7 +565,8 @@ describe('task tools (e2e)', () => {
       expect((await w.ok(w.admin, 'svc_admin_verify_task', { taskUuid: uuid })).status).toBe('done');
       expect(w.takeEvents()).toEqual([w.taskEvent(uuid)]);
       const started = await w.taskIn('in_progress', w.dev.actor);
-      await w.refused(w.admin, 'svc_admin_verify_task', { taskUuid: started }, 'INVALID_STATE', 'Task is in_progress; verify requires to_verify', [started]);
+      const early = await w.refused(w.admin, 'svc_admin_verify_task', { taskUuid: started }, 'INVALID_STATE', 'Task is in_progress; verify requires to_verify', [started]);
+      expect(early.hints).toEqual(['Submit it for verification: svc_submit_for_verify (the assignee only)']);
       await w.refused(w.admin, 'svc_admin_verify_task', { taskUuid: randomUUID() }, 'NOT_FOUND', 'Task not found');
     });
 
@@ -558,7 +584,8 @@ describe('task tools (e2e)', () => {
       const blocked = await w.taskIn('to_verify', w.dev.actor);
       await w.taskService.update(w.owner, { taskUuid: blocked, addDependsOn: [prereq] });
       w.takeEvents();
-      await w.refused(w.admin, 'svc_admin_reopen_task', { taskUuid: blocked }, 'BLOCKED', 'Cannot move to in_progress: 1 prerequisite(s) not done or closed', [blocked]);
+      const err = await w.refused(w.admin, 'svc_admin_reopen_task', { taskUuid: blocked }, 'BLOCKED', 'Cannot move to in_progress: 1 prerequisite(s) not done or closed', [blocked]);
+      expect(err.hints).toEqual([expect.stringContaining(`(${prereq}) is open`), expect.stringContaining('svc_get_task'), 'svc_admin_reopen_task with force: true reopens it anyway']);
       expect((await w.ok(w.admin, 'svc_admin_reopen_task', { taskUuid: blocked, force: true })).status).toBe('in_progress');
       expect(w.takeEvents()).toEqual([w.taskEvent(blocked)]);
       const assigned = await w.taskIn('assigned', w.dev.actor);

@@ -4,7 +4,7 @@ import { IdeaTrackerService, type IdeaTracker } from '../ideas/index.js';
 import { TaskTrackerService, type TaskTracker } from '../tasks/index.js';
 import { NoArgsDto } from '../../shared/validation/no-args.dto.js';
 import { Tool, type ToolContext } from '../tools/index.js';
-import { resolveProjectScope } from './project-scope.js';
+import { resolveScope } from './project-scope.js';
 
 /**
  * svc_get_my_assignments (tools.md §3): both trackers inside the scope of the request's headers. It lives in its
@@ -27,10 +27,10 @@ export class AssignmentTools {
       'Returns your ideas and your unfinished tasks grouped by project, limited by the scoping headers. Open a task with svc_get_task or find new work with svc_get_available_tasks.',
     input: NoArgsDto,
   })
-  async myAssignments(_args: NoArgsDto, ctx: ToolContext): Promise<{ ideaTracker: IdeaTracker; taskTracker: TaskTracker }> {
-    const projectScope = await resolveProjectScope(this.db.manager, ctx.actor.companyUuid, ctx.headers);
+  async myAssignments(_args: NoArgsDto, ctx: ToolContext): Promise<{ ideaTracker: IdeaTracker; taskTracker: TaskTracker; warnings?: string[] }> {
+    const { projectScope, warnings } = await resolveScope(this.db.manager, ctx.actor.companyUuid, ctx.headers);
     const ideaTracker = await this.ideas.tracker(ctx.actor, { projectScope });
     const taskTracker = await this.tasks.tracker(ctx.actor, projectScope);
-    return { ideaTracker, taskTracker };
+    return { ideaTracker, taskTracker, ...(warnings.length ? { warnings } : {}) };
   }
 }

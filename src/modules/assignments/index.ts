@@ -1,2 +1,2 @@
 export { AssignmentsModule } from './assignments.module.js';
-export { parseScopeHeaders, resolveProjectScope, type ScopeRequest } from './project-scope.js';
+export { parseScopeHeaders, resolveProjectScope, resolveScope, type ScopeRequest } from './project-scope.js';

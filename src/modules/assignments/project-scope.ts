@@ -21,12 +21,19 @@ function header(headers: IncomingHttpHeaders, name: string): string {
 export function parseScopeHeaders(headers: IncomingHttpHeaders): ScopeRequest {
   const group = header(headers, 'x-service-project-group');
   if (group) return { kind: 'group', groupUuid: isUuid(group) ? group.toLowerCase() : null };
-  const projects = header(headers, 'x-service-project');
-  if (projects) {
-    const entries = projects.split(',').map((e) => e.trim()).filter((e) => e !== '');
-    return { kind: 'projects', projectUuids: [...new Set(entries.filter(isUuid).map((e) => e.toLowerCase()))] };
+  // A value made only of separators is not blank: it names no project, so the scope is empty.
+  if (header(headers, 'x-service-project')) {
+    return { kind: 'projects', projectUuids: [...new Set(projectEntries(headers).filter(isUuid).map((e) => e.toLowerCase()))] };
   }
   return { kind: 'all' };
+}
+
+/** The `X-Service-Project` entries: split on commas, trimmed, blanks dropped. */
+function projectEntries(headers: IncomingHttpHeaders): string[] {
+  return header(headers, 'x-service-project')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
 }
 
 /**
@@ -34,13 +41,51 @@ export function parseScopeHeaders(headers: IncomingHttpHeaders): ScopeRequest {
  * unknown or foreign group, and a list naming no project of the company, give the empty scope.
  */
 export async function resolveProjectScope(em: EntityManager, companyUuid: string, headers: IncomingHttpHeaders): Promise<string[] | null> {
+  return (await resolveScope(em, companyUuid, headers)).projectScope;
+}
+
+/** Header values echoed in a warning are cut to this length; at most this many entries are warned about. */
+const MAX_ECHOED_CHARS = 100;
+const MAX_WARNINGS = 20;
+
+const echo = (value: string): string => (value.length > MAX_ECHOED_CHARS ? `${value.slice(0, MAX_ECHOED_CHARS)}…` : value);
+
+/**
+ * The scope, plus `warnings` (tools.md §1.5) naming the header values that matched nothing of the caller's company:
+ * a group header naming no group of the company (the scope is then empty, never all projects), and each project
+ * entry naming no project of the company (ignored). A known group without projects is not warned about.
+ */
+export async function resolveScope(
+  em: EntityManager,
+  companyUuid: string,
+  headers: IncomingHttpHeaders,
+): Promise<{ projectScope: string[] | null; warnings: string[] }> {
   const request = parseScopeHeaders(headers);
-  if (request.kind === 'all') return null;
-  if (request.kind === 'group' && request.groupUuid === null) return [];
-  if (request.kind === 'projects' && request.projectUuids.length === 0) return [];
-  const rows: Array<{ uuid: string }> =
-    request.kind === 'group'
-      ? await em.query(`SELECT uuid FROM project WHERE company_uuid = $1 AND group_uuid = $2 ORDER BY uuid`, [companyUuid, request.groupUuid])
-      : await em.query(`SELECT uuid FROM project WHERE company_uuid = $1 AND uuid = ANY($2::uuid[]) ORDER BY uuid`, [companyUuid, request.projectUuids]);
-  return rows.map((r) => r.uuid);
+  if (request.kind === 'all') return { projectScope: null, warnings: [] };
+  if (request.kind === 'group') {
+    const known =
+      request.groupUuid !== null &&
+      (await em.query(`SELECT 1 FROM project_group WHERE company_uuid = $1 AND uuid = $2`, [companyUuid, request.groupUuid])).length > 0;
+    if (!known) {
+      const value = echo(header(headers, 'x-service-project-group'));
+      return { projectScope: [], warnings: [`X-Service-Project-Group: ${value} matches no project group of your company; the scope is empty`] };
+    }
+    const rows: Array<{ uuid: string }> = await em.query(`SELECT uuid FROM project WHERE company_uuid = $1 AND group_uuid = $2 ORDER BY uuid`, [
+      companyUuid,
+      request.groupUuid,
+    ]);
+    return { projectScope: rows.map((r) => r.uuid), warnings: [] };
+  }
+  const rows: Array<{ uuid: string }> = request.projectUuids.length
+    ? await em.query(`SELECT uuid FROM project WHERE company_uuid = $1 AND uuid = ANY($2::uuid[]) ORDER BY uuid`, [companyUuid, request.projectUuids])
+    : [];
+  const found = new Set(rows.map((r) => r.uuid));
+  const entries = projectEntries(headers);
+  if (!entries.length) {
+    return { projectScope: [], warnings: [`X-Service-Project: ${echo(header(headers, 'x-service-project'))} names no project; the scope is empty`] };
+  }
+  const ignored = [...new Set(entries.filter((e) => !(isUuid(e) && found.has(e.toLowerCase()))))];
+  const warnings = ignored.slice(0, MAX_WARNINGS).map((e) => `X-Service-Project: ${echo(e)} matches no project of your company; ignored`);
+  if (ignored.length > MAX_WARNINGS) warnings.push(`X-Service-Project: ${ignored.length - MAX_WARNINGS} more value(s) match no project of your company; ignored`);
+  return { projectScope: rows.map((r) => r.uuid), warnings };
 }

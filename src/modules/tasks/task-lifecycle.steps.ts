@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
 import { findInCompany } from '../../shared/database/tenant.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
-import { AppError, ForbiddenError, InvalidStateError, NotFoundError } from '../../shared/errors/app-error.js';
+import { AppError, BlockedError, ForbiddenError, InvalidStateError, NotFoundError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { matchesActor } from '../identity/index.js';
 import { checkOutTaskCheckins } from '../sessions/index.js';
@@ -100,6 +100,7 @@ export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, o
     const { ok: _ok, code, message, ...extra } = result;
     if (code === 'FORBIDDEN') throw new ForbiddenError(message);
     if (code === 'INVALID_STATE') throw new InvalidStateError(message);
+    if (result.code === 'BLOCKED') throw new BlockedError(message, result.blockers, { forceable: trigger === 'reopen' });
     throw new AppError(code, message, extra);
   }
   const from = task.status;

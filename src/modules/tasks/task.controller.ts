@@ -39,7 +39,7 @@ export class TaskController {
   }
 
   @Get('projects/:uuid/tasks/available')
-  @ApiRoute({ summary: 'List the open tasks of a project (svc_get_available_tasks)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  @ApiRoute({ summary: 'List the open tasks of a project whose prerequisites are all done or closed (svc_get_available_tasks)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Project' })
   listAvailable(@CurrentActor() actor: Actor, @Param('uuid', PROJECT) projectUuid: string, @Query() q: TaskFilterQuery) {
     return this.tasks.listAvailable(actor, { projectUuid, proposalUuids: q.proposalUuids, ...restPaging(q) });

@@ -64,9 +64,15 @@ export class TaskService {
     ]);
   }
 
-  /** Open (unassigned) tasks. */
+  /** Open, unassigned tasks whose prerequisites are all done or closed (tools.md §5.1); `total` counts these. */
   async listAvailable(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
-    return this.listWhere(actor, input, [{ sql: `t.status = 'open'` }]);
+    return this.listWhere(actor, input, [
+      {
+        sql: `t.status = 'open' AND t.assignee_uuid IS NULL AND NOT EXISTS (
+          SELECT 1 FROM task_dependency d JOIN task p ON p.uuid = d.depends_on_uuid
+           WHERE d.task_uuid = t.uuid AND p.status NOT IN ('done', 'closed'))`,
+      },
+    ]);
   }
 
   /** Open or assigned tasks whose prerequisites are all done or closed (domain.md §6.4). */

@@ -1,3 +1,5 @@
+import { blockedHints, invalidStateHints, type BlockerLike } from './state-hints.js';
+
 /**
  * Errors are codes, not HTTP: services throw these; the REST filter and the tool layer map them.
  * `extra` carries the code-specific fields of tools.md §1.4 (blockers, acceptanceSummary, issues, details).
@@ -76,9 +78,18 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/** `hints` (tools.md §1.5) are derived from the message, which names the entity, its status and the operation. */
 export class InvalidStateError extends AppError {
   constructor(message: string) {
-    super('INVALID_STATE', message);
+    const hints = invalidStateHints(message);
+    super('INVALID_STATE', message, hints.length ? { hints } : {});
+  }
+}
+
+/** A move into in_progress refused on unresolved prerequisites: `blockers`, then `hints` naming their next steps. */
+export class BlockedError extends AppError {
+  constructor(message: string, blockers: readonly BlockerLike[], opts: { forceable?: boolean } = {}) {
+    super('BLOCKED', message, { blockers, hints: blockedHints(blockers, opts) });
   }
 }
 

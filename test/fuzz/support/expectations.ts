@@ -23,8 +23,8 @@ export const REST_ERROR_STATUS: Record<string, number> = {
 /** tools.md §1.4: codes of an `isError` tool result (INTERNAL_ERROR / SERVICE_UNAVAILABLE excluded, as above). */
 export const TOOL_ERROR_CODES = new Set(['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE', 'BLOCKED', 'CRITERIA_NOT_PASSED', 'PROPOSAL_INVALID', 'CONFLICT']);
 
-/** Code-specific extra fields an error may carry besides code and message (tools.md §1.4, platform.md §5). */
-const ERROR_EXTRAS = new Set(['details', 'blockers', 'acceptanceSummary', 'issues']);
+/** Code-specific extra fields an error may carry besides code and message (tools.md §1.4, §1.5 hints, platform.md §5). */
+const ERROR_EXTRAS = new Set(['details', 'blockers', 'acceptanceSummary', 'issues', 'hints']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
