@@ -90,6 +90,14 @@ describe('tool endpoint guards and MUSTs (e2e)', () => {
     expect(unknown.json.error.code).toBe(-32601);
   });
 
+  it('answers the methods 2026-07-28 removed (initialize, ping) with 404 -32601 on a modern request, not 200 -32602', async () => {
+    // The conformance suite's server-stateless probes (sep-2575-http-server-method-not-found-404-*).
+    for (const method of ['initialize', 'ping', 'logging/setLevel']) {
+      const res = await rpc(app.url, modern(method, {}, 500), modernHeaders(method));
+      expect({ method, status: res.status, code: res.json.error?.code, id: res.json.id }).toEqual({ method, status: 404, code: -32601, id: 500 });
+    }
+  });
+
   it('refuses a hidden tool as unknown whatever its arguments: the permission guard runs before validation', async () => {
     for (const args of [{}, { name: 5, bogus: true }, { name: 'ok' }]) {
       for (const [body, headers] of [

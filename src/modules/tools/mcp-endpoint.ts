@@ -53,14 +53,20 @@ const REQUEST_SCHEMAS = new Map<string, StandardSchema>([
   ['ping', specTypeSchemas.PingRequest],
   ['server/discover', specTypeSchemas.DiscoverRequest],
 ]);
+/**
+ * Methods the 2026-07-28 era removed: on a modern request the SDK's handler answers them 404 -32601, so their 2025
+ * schemas must not turn them into a 200 -32602 first.
+ */
+const LEGACY_ONLY_METHODS = new Set(['initialize', 'ping']);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The -32602 answer to a request whose params its method's schema refuses, else null. */
-function invalidParams(body: unknown): Record<string, unknown> | null {
+function invalidParams(body: unknown, modern: boolean): Record<string, unknown> | null {
   if (!isPlainObject(body) || typeof body.method !== 'string' || !('id' in body)) return null;
+  if (modern && LEGACY_ONLY_METHODS.has(body.method)) return null;
   const id = body.id;
   if (typeof id !== 'string' && (typeof id !== 'number' || !Number.isInteger(id))) return null;
   const schema = REQUEST_SCHEMAS.get(body.method);
@@ -165,14 +171,16 @@ export class McpEndpoint implements OnModuleDestroy {
       // A listen stream is SSE; this endpoint answers one plain JSON body per request and has nothing to push.
       throw new McpHttpError(404, ProtocolErrorCode.MethodNotFound, 'Method not found: subscriptions/listen', {}, undefined, body.id);
     }
-    const refused = invalidParams(body);
+    const request = webRequest(req);
+    const legacy = await isLegacyRequest(request, body);
+    // A modern request names its revision in MCP-Protocol-Version; without it the 2025 schemas still apply.
+    const refused = invalidParams(body, !legacy && headerValue(req, 'mcp-protocol-version') !== undefined);
     if (refused) {
       writeJson(res, await this.nonObjectArguments(body as Record<string, unknown>, caller, refused));
       return;
     }
-    const request = webRequest(req);
     const authInfo: AuthInfo = { token: '', clientId: caller.ctx.actor.uuid, scopes: [], extra: { caller } };
-    const response = (await isLegacyRequest(request, body))
+    const response = legacy
       ? await this.serveLegacy(request, body, caller, authInfo)
       : await this.modern.fetch(request, { parsedBody: body, authInfo });
     await writeResponse(response, res);
