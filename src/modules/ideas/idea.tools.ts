@@ -62,7 +62,7 @@ export class IdeaTools {
     title: 'Answer elaboration',
     hint: 'W',
     description:
-      "Answers questions of an idea's pending elaboration round, which closes once every required question is answered (pending_answers -> answered). The idea is then resolved with svc_pm_validate_elaboration.",
+      "Answers questions of an idea's pending elaboration round, which closes once every required question is answered (pending_answers -> answered). An admin or a human then resolves the idea (svc_pm_validate_elaboration needs idea:admin).",
     input: AnswerElaborationArgsDto,
   })
   answerElaboration(args: AnswerElaborationArgsDto, ctx: ToolContext) {
@@ -135,7 +135,7 @@ export class IdeaTools {
     title: 'Start elaboration',
     hint: 'W',
     description:
-      'Asks humans a round of multiple-choice questions about an idea you are elaborating, including decisions already made elsewhere so they are recorded. Wait for svc_answer_elaboration, then call svc_pm_validate_elaboration.',
+      'Asks humans a round of multiple-choice questions about an idea you are elaborating, including decisions already made elsewhere so they are recorded. Wait for svc_answer_elaboration; an admin or a human then resolves the idea.',
     input: StartElaborationArgsDto,
   })
   startElaboration(args: StartElaborationArgsDto, ctx: ToolContext) {

@@ -36,7 +36,7 @@ export class TaskTools {
     name: 'svc_get_available_tasks',
     title: 'Get available tasks',
     hint: 'R',
-    description: "Lists a project's open, unassigned tasks by priority. Claim one with svc_claim_task (open -> assigned).",
+    description: "Lists a project's open, unassigned tasks whose prerequisites are finished, by priority. Claim one with svc_claim_task (open -> assigned).",
     input: TaskFilterArgsDto,
   })
   availableTasks(args: TaskFilterArgsDto, ctx: ToolContext) {
