@@ -17,6 +17,7 @@ export interface ToolDescriptor {
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
 }
 
@@ -31,6 +32,8 @@ interface RegisteredTool {
   permission: Permission | null;
   rank: number;
   descriptor: ToolDescriptor;
+  /** The tool publishes an outputSchema: successful results carry `structuredContent`. */
+  structured: boolean;
   args: ToolArguments<object>;
   handler: (args: unknown, ctx: ToolContext) => Promise<unknown>;
 }
@@ -92,6 +95,7 @@ export class ToolRegistry implements OnModuleInit {
     const rank = TOOL_RANK.get(options.name);
     if (rank === undefined) throw new Error(`@Tool ${options.name} is not in the tool catalogue`);
     if (this.byName.has(options.name)) throw new Error(`@Tool ${options.name} is registered twice`);
+    if (options.hint === 'R' && !options.output) throw new Error(`@Tool ${options.name} is read-only and has no output schema`);
     const args = new ToolArguments(options.input);
     const tool: RegisteredTool = {
       name: options.name,
@@ -99,11 +103,13 @@ export class ToolRegistry implements OnModuleInit {
       rank,
       args,
       handler,
+      structured: options.output !== undefined,
       descriptor: {
         name: options.name,
         title: options.title,
         description: options.description,
         inputSchema: args.schema,
+        ...(options.output ? { outputSchema: options.output } : {}),
         annotations: { title: options.title, ...HINTS[options.hint], openWorldHint: false },
       },
     };
@@ -167,8 +173,10 @@ export class ToolRegistry implements OnModuleInit {
         outcome = 'error';
         return errorResult('VALIDATION_ERROR', 'Invalid arguments', { details: parsed.issues });
       }
-      const result = await tool.handler(parsed.value, ctx);
-      return { content: [{ type: 'text', text: renderResult(result) }] };
+      const text = renderResult(await tool.handler(parsed.value, ctx));
+      // The same object as the text (after any truncation), for clients that read structured content (tools.md §1.1).
+      if (tool.structured) return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+      return { content: [{ type: 'text', text }] };
     } catch (err) {
       if (err instanceof UnknownToolError) throw err;
       outcome = 'error';
