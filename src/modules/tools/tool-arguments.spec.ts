@@ -17,6 +17,7 @@ class BodyDto {
   @IntegerField({ optional: true, minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Page, from 1' }) page?: number;
   @TextField({ optional: true, minLength: 1, maxLength: 200, description: 'Label, 1-200 characters' }) label?: string;
   @TextField({ optional: true, minLength: 1, maxLength: 2000, description: 'Memo, at most 2,000 characters' }) memo?: string;
+  @TextField({ optional: true, maxLength: 100_000, description: 'Body' }) body?: string;
   @ListField(ItemDto, { optional: true, maxItems: 2, description: 'Items' }) items?: ItemDto[];
   @UuidListField({ optional: true, description: 'Links' }) links?: string[];
   @TextListField({ optional: true, minLength: 1, maxLength: 4, description: 'Tags' }) tags?: string[];
@@ -43,7 +44,7 @@ const issues = (raw: unknown) => {
 describe('ToolArguments', () => {
   it('publishes the JSON Schema of the DTO: the path id first, closed objects, nullable as a type list, uuids by format', () => {
     const s = args.schema as { properties: Record<string, Record<string, unknown>>; required: string[] };
-    expect(Object.keys(s.properties)).toEqual(['thingUuid', 'title', 'note', 'size', 'page', 'label', 'memo', 'items', 'links', 'tags', 'kinds', 'target', 'kind']);
+    expect(Object.keys(s.properties)).toEqual(['thingUuid', 'title', 'note', 'size', 'page', 'label', 'memo', 'body', 'items', 'links', 'tags', 'kinds', 'target', 'kind']);
     expect(s.required).toEqual(['thingUuid', 'title']);
     expect(s).toMatchObject({ type: 'object', additionalProperties: false });
     expect(s.properties.thingUuid).toEqual({ description: 'The thing', type: 'string', format: 'uuid' });
@@ -53,6 +54,8 @@ describe('ToolArguments', () => {
     expect(s.properties.page).toEqual({ description: 'Page, from 1', type: 'integer' });
     expect(s.properties.label).toEqual({ description: 'Label, 1-200 characters', type: 'string' });
     expect(s.properties.memo).toEqual({ description: 'Memo, at most 2,000 characters', type: 'string', minLength: 1 });
+    // The long-text default of domain.md §1 is not stated either.
+    expect(s.properties.body).toEqual({ description: 'Body', type: 'string' });
     expect(s.properties.items).toEqual({
       description: 'Items',
       type: 'array',
@@ -91,7 +94,7 @@ describe('ToolArguments', () => {
     expect(issues({ thingUuid: UUID, title: 'T', extra: 1 })).toEqual([{ path: 'extra', message: 'should not exist' }]);
     // Bounds left out of the schema because the description states them are still checked.
     expect(paths({ thingUuid: UUID, title: 'T', page: 0, label: '', memo: 'x'.repeat(2001) })).toEqual(['page', 'label', 'memo']);
-    expect(paths({ thingUuid: UUID, title: 'T', page: Number.MAX_SAFE_INTEGER + 2, label: 'x'.repeat(201) })).toEqual(['page', 'label']);
+    expect(paths({ thingUuid: UUID, title: 'T', page: Number.MAX_SAFE_INTEGER + 2, label: 'x'.repeat(201), body: 'x'.repeat(100_001) })).toEqual(['page', 'label', 'body']);
   });
 
   it('reports __proto__ and constructor keys as unknown arguments, at any depth, and changes no prototype', () => {

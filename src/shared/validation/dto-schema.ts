@@ -1,4 +1,5 @@
 import { DECORATORS } from '@nestjs/swagger';
+import { MAX_LONG_TEXT } from './text-rules.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -31,9 +32,10 @@ const SCALARS = new Map<unknown, string>([
  * nullable scalar is `type: [<type>, "null"]` (`anyOf [schema, null]` for enums and objects). Meant to run once at boot.
  *
  * Kept small for the model's context (tools.md §1.5): a bound the property's own description already states ("1-200
- * characters", "at most 2000", "up to 10", "from 1") is not repeated as a keyword, and `maximum:
- * Number.MAX_SAFE_INTEGER` (no real bound) is left out. Only the schema is trimmed: the validator still checks every
- * bound, and /api/docs still shows them.
+ * characters", "at most 2000", "up to 10", "from 1") is not repeated as a keyword, and neither `maximum:
+ * Number.MAX_SAFE_INTEGER` (no real bound) nor the default long-text limit of domain.md §1 (`maxLength` 100,000 of
+ * every description and content, the `str` of tools.md §5) is stated. Only the schema is trimmed: the validator still
+ * checks every bound, and /api/docs still shows them.
  */
 export function dtoJsonSchema(dto: abstract new () => object): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
@@ -90,13 +92,14 @@ export function statedBounds(description: string | undefined): { min: Set<number
   return { min, max };
 }
 
-/** `schema` without the bounds `description` states, and without a `maximum` of Number.MAX_SAFE_INTEGER. */
+/** `schema` without the bounds `description` states, a `maximum` of Number.MAX_SAFE_INTEGER or the long-text default. */
 function withoutStatedBounds(schema: JsonSchema, description: string | undefined): JsonSchema {
   const stated = statedBounds(description);
   const out = { ...schema };
   for (const k of MIN_KEYS) if (stated.min.has(out[k] as number)) delete out[k];
   for (const k of MAX_KEYS) if (stated.max.has(out[k] as number)) delete out[k];
   if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
+  if (out.maxLength === MAX_LONG_TEXT) delete out.maxLength;
   return out;
 }
 
