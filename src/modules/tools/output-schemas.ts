@@ -5,7 +5,7 @@
  *
  * Clients validate `structuredContent` against these schemas and refuse a mismatch, so they must never be stricter
  * than what the tools return: a field that can be null is `[type, "null"]`; objects stay open (no
- * `additionalProperties: false`); the optional markers `truncated`, `warnings` and `hints` are never required.
+ * `additionalProperties: false`); the optional markers `truncated` and `warnings` are never required.
  */
 export type JsonSchema = Record<string, unknown>;
 
@@ -19,28 +19,27 @@ const typeOf = (f: Kind | `${Kind}|null`): JsonSchema => (f.endsWith('|null') ? 
 /** Inside a list item only the type of a key is stated (one level). */
 const shallow = (f: Field): JsonSchema => (typeof f === 'string' ? typeOf(f) : { type: f.type });
 
-function objectOf(shape: Shape, optional: readonly string[], field: (f: Field) => JsonSchema): JsonSchema {
-  const properties = Object.fromEntries(Object.entries(shape).map(([k, f]) => [k, field(f)]));
+const propertiesOf = (shape: Shape, field: (f: Field) => JsonSchema): Record<string, JsonSchema> =>
+  Object.fromEntries(Object.entries(shape).map(([k, f]) => [k, field(f)]));
+
+/** A list of objects of `shape`: the items' keys with their types only (no `required`, nothing deeper). */
+export function listOf(shape: Shape): JsonSchema {
+  return { type: 'array', items: { type: 'object', properties: propertiesOf(shape, shallow) } };
+}
+
+/**
+ * A tool's output schema: an object of `shape`, every key required but `optional`. The optional markers of tools.md
+ * §1.1 (`truncated`, `warnings`, `hints`) go in `optional` where a tool can add them; objects stay open anyway.
+ */
+export function outputOf(shape: Shape, optional: readonly string[] = []): JsonSchema {
+  const properties = propertiesOf(shape, (f) => (typeof f === 'string' ? typeOf(f) : f));
   return { type: 'object', properties, required: Object.keys(shape).filter((k) => !optional.includes(k)) };
 }
 
-/** A list of objects of `shape`. */
-export function listOf(shape: Shape, optional: readonly string[] = []): JsonSchema {
-  return { type: 'array', items: objectOf(shape, optional, shallow) };
-}
+const PAGE: Shape = { page: 'integer', pageSize: 'integer', total: 'integer', truncated: 'boolean' };
 
-/** The optional markers of tools.md §1.1, present only when they apply. */
-const MARKERS: Shape = { truncated: 'boolean', warnings: 'array', hints: 'array' };
-
-/** A tool's output schema: an object of `shape` (every key required but `optional`) plus the optional markers. */
-export function outputOf(shape: Shape, optional: readonly string[] = []): JsonSchema {
-  return objectOf({ ...shape, ...MARKERS }, [...optional, ...Object.keys(MARKERS)], (f) => (typeof f === 'string' ? typeOf(f) : f));
-}
-
-const PAGE: Shape = { page: 'integer', pageSize: 'integer', total: 'integer' };
-
-/** A list result `{<items>, page, pageSize, total}` (tools.md §1.2). */
-const pageOf = (items: string, shape: Shape, extra: Shape = {}): JsonSchema => outputOf({ [items]: listOf(shape), ...PAGE, ...extra });
+/** A list result `{<items>, page, pageSize, total}` (tools.md §1.2), `truncated: true` when rows were cut. */
+const pageOf = (items: string, shape: Shape, extra: Shape = {}): JsonSchema => outputOf({ [items]: listOf(shape), ...PAGE, ...extra }, ['truncated']);
 
 // --- record shapes (tools.md §5.9) -----------------------------------------------------------------------------
 // Person-valued keys are `object|null`: the record says who, and a person can be unresolvable.
@@ -248,7 +247,7 @@ const ELABORATION_STATE: Shape = {
 
 /** The output schema of each read-only tool, by tool; the tools name theirs in `@Tool({ output })`. */
 export const OUTPUT = {
-  myAssignments: outputOf({ ideaTracker: 'object', taskTracker: 'object' }),
+  myAssignments: outputOf({ ideaTracker: 'object', taskTracker: 'object', truncated: 'boolean', warnings: 'array' }, ['truncated', 'warnings']),
   projectList: pageOf('projects', PROJECT_SUMMARY),
   project: outputOf({ ...PROJECT_SUMMARY, group: 'object|null', taskStatusCounts: 'object' }),
   ideaList: pageOf('ideas', IDEA_SUMMARY),
@@ -257,7 +256,7 @@ export const OUTPUT = {
   document: outputOf({ ...DOCUMENT_SUMMARY, content: 'string' }),
   proposalList: pageOf('proposals', PROPOSAL_SUMMARY),
   proposal: outputOf(PROPOSAL_RECORD, PROPOSAL_SECTIONS),
-  proposalValidation: outputOf({ valid: 'boolean', issues: listOf({ id: 'string', level: 'string', message: 'string', field: 'string' }, ['field']) }),
+  proposalValidation: outputOf({ valid: 'boolean', issues: listOf({ id: 'string', level: 'string', message: 'string', field: 'string' }) }),
   task: outputOf(TASK_RECORD),
   taskList: pageOf('tasks', TASK_SUMMARY),
   activityList: pageOf('activities', ACTIVITY),
