@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv } from 'ajv';
 import { World, type WorldAgent } from '../utils/world.js';
@@ -130,6 +131,27 @@ describe('structured output of the read-only tools (tools.md §1.1, e2e)', () =>
       if (!validate(res.structuredContent)) problems.push(`${label}: ${ajv.errorsText(validate.errors)}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('is accepted by the official v2 client too, which validates structuredContent the same way', async () => {
+    const v2 = new ClientV2({ name: 'svc-test-v2', version: '1.0.0' });
+    await v2.connect(new TransportV2(new URL(`${app.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${admin.key}` } } }));
+    try {
+      const tools = (await v2.listTools()).tools as Listed[];
+      expect(tools.filter((t) => t.annotations?.readOnlyHint === true && !t.outputSchema).map((t) => t.name)).toEqual([]);
+      const failures: string[] = [];
+      for (const [name, args] of CALLS()) {
+        try {
+          const res = (await v2.callTool({ name, arguments: args })) as SdkResult;
+          if (res.isError || !res.structuredContent) failures.push(`${name}: ${res.content[0]?.text}`);
+        } catch (err) {
+          failures.push(`${name}: ${(err as Error).message}`);
+        }
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await v2.close();
+    }
   });
 
   it('exercises the nullable and nested fields it claims to type (seeded data is not trivially empty)', async () => {
