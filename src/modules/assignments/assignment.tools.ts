@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { IdeaTrackerService, type IdeaTracker } from '../ideas/index.js';
 import { TaskTrackerService, type TaskTracker } from '../tasks/index.js';
 import { NoArgsDto } from '../../shared/validation/no-args.dto.js';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
 import { resolveScope } from './project-scope.js';
 
 /**
@@ -26,6 +26,7 @@ export class AssignmentTools {
     description:
       'Returns your ideas and your unfinished tasks grouped by project, limited by the scoping headers. Open a task with svc_get_task or find new work with svc_get_available_tasks.',
     input: NoArgsDto,
+    output: OUTPUT.myAssignments,
   })
   async myAssignments(_args: NoArgsDto, ctx: ToolContext): Promise<{ ideaTracker: IdeaTracker; taskTracker: TaskTracker; warnings?: string[] }> {
     const { projectScope, warnings } = await resolveScope(this.db.manager, ctx.actor.companyUuid, ctx.headers);

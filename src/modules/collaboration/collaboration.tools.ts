@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
 import { ActivityService } from './activity.service.js';
 import { CommentService } from './comment.service.js';
 import {
@@ -31,6 +31,7 @@ export class CollaborationTools {
     hint: 'R',
     description: "Lists a project's activity, newest first, optionally for one target. Open a target with the matching svc_get_* tool.",
     input: ListActivityArgsDto,
+    output: OUTPUT.activityList,
   })
   listActivity(args: ListActivityArgsDto, ctx: ToolContext) {
     return this.activity.list(ctx.actor, args);
@@ -42,6 +43,7 @@ export class CollaborationTools {
     hint: 'R',
     description: 'Lists the comments on an idea, proposal, task or document, oldest first. Reply with svc_add_comment.',
     input: ListCommentsArgsDto,
+    output: OUTPUT.commentList,
   })
   listComments(args: ListCommentsArgsDto, ctx: ToolContext) {
     return this.comments.list(ctx.actor, args);
@@ -53,6 +55,7 @@ export class CollaborationTools {
     hint: 'R',
     description: 'Searches tasks, ideas, proposals, documents, projects and groups by text or uuid. Open a hit with the matching svc_get_* tool.',
     input: SearchArgsDto,
+    output: OUTPUT.search,
   })
   searchAll(args: SearchArgsDto, ctx: ToolContext) {
     return this.search.search(ctx.actor, args);
@@ -64,6 +67,7 @@ export class CollaborationTools {
     hint: 'R',
     description: 'Finds users and agents you can mention as @[Name](user:<uuid>) or @[Name](agent:<uuid>). Use the markup in svc_add_comment.',
     input: MentionablesArgsDto,
+    output: OUTPUT.mentionables,
   })
   searchMentionables(args: MentionablesArgsDto, ctx: ToolContext) {
     return this.search.mentionables(ctx.actor, args);

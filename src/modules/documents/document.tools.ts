@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
 import { DocumentService } from './document.service.js';
 import { CreateDocumentArgsDto, CreateReportArgsDto, DocumentRefDto, ListDocumentsArgsDto, UpdateDocumentArgsDto } from './dto/document.dto.js';
 
@@ -14,6 +14,7 @@ export class DocumentTools {
     hint: 'R',
     description: "Lists a project's documents without content, optionally by type. Read one with svc_get_document.",
     input: ListDocumentsArgsDto,
+    output: OUTPUT.documentList,
   })
   getDocuments(args: ListDocumentsArgsDto, ctx: ToolContext) {
     return this.documents.list(ctx.actor, args);
@@ -25,6 +26,7 @@ export class DocumentTools {
     hint: 'R',
     description: 'Returns one document with its content. Change it with svc_pm_update_document.',
     input: DocumentRefDto,
+    output: OUTPUT.document,
   })
   getDocument(args: DocumentRefDto, ctx: ToolContext) {
     return this.documents.get(ctx.actor, args);

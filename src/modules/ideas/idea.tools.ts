@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
 import { AnswerElaborationArgsDto, SkipElaborationArgsDto, StartElaborationArgsDto } from './dto/elaboration.dto.js';
 import { AvailableIdeasArgsDto, CreateIdeaArgsDto, EditIdeaArgsDto, IdeaRefDto, ListIdeasArgsDto, MoveIdeaArgsDto } from './dto/idea.dto.js';
 import { ElaborationService } from './elaboration.service.js';
@@ -19,6 +19,7 @@ export class IdeaTools {
     hint: 'R',
     description: "Lists a project's ideas, optionally by status. Open one with svc_get_idea.",
     input: ListIdeasArgsDto,
+    output: OUTPUT.ideaList,
   })
   listIdeas(args: ListIdeasArgsDto, ctx: ToolContext) {
     return this.ideas.list(ctx.actor, args);
@@ -30,6 +31,7 @@ export class IdeaTools {
     hint: 'R',
     description: 'Returns one idea with its lineage, proposals, reports and references. Claim it with svc_claim_idea while it is open.',
     input: IdeaRefDto,
+    output: OUTPUT.idea,
   })
   getIdea(args: IdeaRefDto, ctx: ToolContext) {
     return this.ideas.get(ctx.actor, args);
@@ -41,6 +43,7 @@ export class IdeaTools {
     hint: 'R',
     description: "Lists a project's open, unassigned ideas. Claim one with svc_claim_idea (open -> elaborating).",
     input: AvailableIdeasArgsDto,
+    output: OUTPUT.ideaList,
   })
   availableIdeas(args: AvailableIdeasArgsDto, ctx: ToolContext) {
     return this.ideas.listAvailable(ctx.actor, args);
@@ -52,6 +55,7 @@ export class IdeaTools {
     hint: 'R',
     description: "Returns an idea's elaboration rounds with questions and answers. Answer open questions with svc_answer_elaboration.",
     input: IdeaRefDto,
+    output: OUTPUT.elaboration,
   })
   getElaboration(args: IdeaRefDto, ctx: ToolContext) {
     return this.elaboration.getState(ctx.actor, args);
@@ -62,7 +66,7 @@ export class IdeaTools {
     title: 'Answer elaboration',
     hint: 'W',
     description:
-      "Answers questions of an idea's pending elaboration round, which closes once every required question is answered (pending_answers -> answered). The idea is then resolved with svc_pm_validate_elaboration.",
+      "Answers questions of an idea's pending elaboration round, which closes once every required question is answered (pending_answers -> answered). An admin or a human then resolves the idea (svc_pm_validate_elaboration needs idea:admin).",
     input: AnswerElaborationArgsDto,
   })
   answerElaboration(args: AnswerElaborationArgsDto, ctx: ToolContext) {
@@ -135,7 +139,7 @@ export class IdeaTools {
     title: 'Start elaboration',
     hint: 'W',
     description:
-      'Asks humans a round of multiple-choice questions about an idea you are elaborating, including decisions already made elsewhere so they are recorded. Wait for svc_answer_elaboration, then call svc_pm_validate_elaboration.',
+      'Asks humans a round of multiple-choice questions about an idea you are elaborating, including decisions already made elsewhere so they are recorded. Wait for svc_answer_elaboration; an admin or a human then resolves the idea.',
     input: StartElaborationArgsDto,
   })
   startElaboration(args: StartElaborationArgsDto, ctx: ToolContext) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
 import {
   DocumentDraftArgsDto,
   DraftArgsDto,
@@ -34,6 +34,7 @@ export class ProposalTools {
     hint: 'R',
     description: "Lists a project's proposals, optionally by status. Open one with svc_get_proposal.",
     input: ListProposalsArgsDto,
+    output: OUTPUT.proposalList,
   })
   getProposals(args: ListProposalsArgsDto, ctx: ToolContext) {
     return this.proposals.list(ctx.actor, args);
@@ -46,6 +47,7 @@ export class ProposalTools {
     description:
       'Returns one proposal; section chooses draft indexes (basic), documents, tasks or full. Check it with svc_pm_validate_proposal before svc_pm_submit_proposal.',
     input: GetProposalArgsDto,
+    output: OUTPUT.proposal,
   })
   getProposal(args: GetProposalArgsDto, ctx: ToolContext) {
     return this.proposals.get(ctx.actor, args);
@@ -71,6 +73,7 @@ export class ProposalTools {
     hint: 'R',
     description: 'Checks a proposal against the submission rules and lists errors, warnings and infos. Fix the errors, then call svc_pm_submit_proposal.',
     input: ProposalRefDto,
+    output: OUTPUT.proposalValidation,
   })
   validateProposal(args: ProposalRefDto, ctx: ToolContext) {
     return this.proposals.validate(ctx.actor, args);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
 import { CreateSessionDto, ListSessionsArgsDto, SessionRefDto, SessionTaskDto } from './dto/session.dto.js';
 import { SessionService } from './session.service.js';
 
@@ -80,6 +80,7 @@ export class SessionTools {
     hint: 'R',
     description: "Lists your agent's sessions, optionally by status. Open one with svc_get_session.",
     input: ListSessionsArgsDto,
+    output: OUTPUT.sessionList,
   })
   listSessions(args: ListSessionsArgsDto, ctx: ToolContext) {
     return this.sessions.list(ctx.actor, args);
@@ -91,6 +92,7 @@ export class SessionTools {
     hint: 'R',
     description: 'Returns one of your sessions with its open check-ins. Keep it active with svc_session_heartbeat.',
     input: SessionRefDto,
+    output: OUTPUT.session,
   })
   getSession(args: SessionRefDto, ctx: ToolContext) {
     return this.sessions.get(ctx.actor, args);

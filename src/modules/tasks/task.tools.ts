@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
 import { SelfCheckArgsDto, SubmitTaskArgsDto, WorkReportArgsDto } from './dto/task-action.dto.js';
 import { ListTasksArgsDto, TaskFilterArgsDto, TaskRefDto } from './dto/task-query.dto.js';
 import { CreateTasksArgsDto, UpdateTaskArgsDto } from './dto/task.dto.js';
@@ -16,6 +16,7 @@ export class TaskTools {
     hint: 'R',
     description: 'Returns one task with criteria, dependencies, active sessions and references. Claim it with svc_claim_task while it is open.',
     input: TaskRefDto,
+    output: OUTPUT.task,
   })
   getTask(args: TaskRefDto, ctx: ToolContext) {
     return this.tasks.get(ctx.actor, args);
@@ -27,6 +28,7 @@ export class TaskTools {
     hint: 'R',
     description: "Lists a project's tasks by priority, with optional status, priority and proposal filters. Open one with svc_get_task.",
     input: ListTasksArgsDto,
+    output: OUTPUT.taskList,
   })
   listTasks(args: ListTasksArgsDto, ctx: ToolContext) {
     return this.tasks.list(ctx.actor, args);
@@ -36,8 +38,9 @@ export class TaskTools {
     name: 'svc_get_available_tasks',
     title: 'Get available tasks',
     hint: 'R',
-    description: "Lists a project's open, unassigned tasks by priority. Claim one with svc_claim_task (open -> assigned).",
+    description: "Lists a project's open, unassigned tasks whose prerequisites are finished, by priority. Claim one with svc_claim_task (open -> assigned).",
     input: TaskFilterArgsDto,
+    output: OUTPUT.taskList,
   })
   availableTasks(args: TaskFilterArgsDto, ctx: ToolContext) {
     return this.tasks.listAvailable(ctx.actor, args);
@@ -49,6 +52,7 @@ export class TaskTools {
     hint: 'R',
     description: 'Lists open or assigned tasks whose prerequisites are all done or closed. Claim one with svc_claim_task (open -> assigned).',
     input: TaskFilterArgsDto,
+    output: OUTPUT.taskList,
   })
   unblockedTasks(args: TaskFilterArgsDto, ctx: ToolContext) {
     return this.tasks.listUnblocked(ctx.actor, args);

@@ -14,6 +14,10 @@ class BodyDto {
   @TextField({ minLength: 1, maxLength: 10, description: 'Title' }) title: string;
   @TextField({ optional: true, nullable: true, limits: 'service', maxLength: 3, description: 'Note' }) note?: string | null;
   @IntegerField({ optional: true, minimum: 1, maximum: 100, description: 'Size' }) size?: number;
+  @IntegerField({ optional: true, minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Page, from 1' }) page?: number;
+  @TextField({ optional: true, minLength: 1, maxLength: 200, description: 'Label, 1-200 characters' }) label?: string;
+  @TextField({ optional: true, minLength: 1, maxLength: 2000, description: 'Memo, at most 2,000 characters' }) memo?: string;
+  @TextField({ optional: true, maxLength: 100_000, description: 'Body' }) body?: string;
   @ListField(ItemDto, { optional: true, maxItems: 2, description: 'Items' }) items?: ItemDto[];
   @UuidListField({ optional: true, description: 'Links' }) links?: string[];
   @TextListField({ optional: true, minLength: 1, maxLength: 4, description: 'Tags' }) tags?: string[];
@@ -38,14 +42,20 @@ const issues = (raw: unknown) => {
 };
 
 describe('ToolArguments', () => {
-  it('publishes the JSON Schema of the DTO: the path id first, closed objects, nullable as anyOf, uuids by format', () => {
+  it('publishes the JSON Schema of the DTO: the path id first, closed objects, nullable as a type list, uuids by format', () => {
     const s = args.schema as { properties: Record<string, Record<string, unknown>>; required: string[] };
-    expect(Object.keys(s.properties)).toEqual(['thingUuid', 'title', 'note', 'size', 'items', 'links', 'tags', 'kinds', 'target', 'kind']);
+    expect(Object.keys(s.properties)).toEqual(['thingUuid', 'title', 'note', 'size', 'page', 'label', 'memo', 'body', 'items', 'links', 'tags', 'kinds', 'target', 'kind']);
     expect(s.required).toEqual(['thingUuid', 'title']);
     expect(s).toMatchObject({ type: 'object', additionalProperties: false });
     expect(s.properties.thingUuid).toEqual({ description: 'The thing', type: 'string', format: 'uuid' });
-    expect(s.properties.note).toEqual({ description: 'Note', anyOf: [{ type: 'string', maxLength: 3 }, { type: 'null' }] });
+    expect(s.properties.note).toEqual({ description: 'Note', type: ['string', 'null'], maxLength: 3 });
     expect(s.properties.size).toEqual({ description: 'Size', type: 'integer', minimum: 1, maximum: 100 });
+    // Bounds the description states are not repeated as keywords (tools.md §1.5); the validator still checks them.
+    expect(s.properties.page).toEqual({ description: 'Page, from 1', type: 'integer' });
+    expect(s.properties.label).toEqual({ description: 'Label, 1-200 characters', type: 'string' });
+    expect(s.properties.memo).toEqual({ description: 'Memo, at most 2,000 characters', type: 'string', minLength: 1 });
+    // The long-text default of domain.md §1 is not stated either.
+    expect(s.properties.body).toEqual({ description: 'Body', type: 'string' });
     expect(s.properties.items).toEqual({
       description: 'Items',
       type: 'array',
@@ -82,6 +92,9 @@ describe('ToolArguments', () => {
     expect(issues({ thingUuid: UUID, title: 'T', target: UUID })).toEqual([{ path: 'target', message: 'requires kind' }]);
     expect(paths({ thingUuid: UUID, title: 'T', target: 'x' })).toEqual(['target']);
     expect(issues({ thingUuid: UUID, title: 'T', extra: 1 })).toEqual([{ path: 'extra', message: 'should not exist' }]);
+    // Bounds left out of the schema because the description states them are still checked.
+    expect(paths({ thingUuid: UUID, title: 'T', page: 0, label: '', memo: 'x'.repeat(2001) })).toEqual(['page', 'label', 'memo']);
+    expect(paths({ thingUuid: UUID, title: 'T', page: Number.MAX_SAFE_INTEGER + 2, label: 'x'.repeat(201), body: 'x'.repeat(100_001) })).toEqual(['page', 'label', 'body']);
   });
 
   it('reports __proto__ and constructor keys as unknown arguments, at any depth, and changes no prototype', () => {

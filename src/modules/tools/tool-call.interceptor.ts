@@ -8,7 +8,8 @@ import { toCallResult, type CallResult } from './tool-result.js';
 import { TOOL_METADATA, type ToolOptions } from './tool.metadata.js';
 
 /**
- * Around every permitted tool call: renders the method's record as the tool result (compact JSON text, capped), and
+ * Around every permitted tool call: renders the method's record as the tool result (compact JSON text, capped; the
+ * same object as `structuredContent` when the tool publishes an output schema), and
  * records the call — the `svc_mcp_tool_calls_total` / duration metrics and one `tool call` log line with the outcome.
  * Refusals thrown by the argument pipe or the method pass through here as errors (outcome `error`) on their way to
  * the tool exception filter.
@@ -22,7 +23,8 @@ export class ToolCallInterceptor implements NestInterceptor<unknown, CallResult>
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<CallResult> {
-    const name = this.reflector.get<ToolOptions>(TOOL_METADATA, context.getHandler()).name;
+    const { name, output } = this.reflector.get<ToolOptions>(TOOL_METADATA, context.getHandler());
+    const structured = output !== undefined;
     const started = process.hrtime.bigint();
     const record = (outcome: 'ok' | 'error'): void => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -31,7 +33,7 @@ export class ToolCallInterceptor implements NestInterceptor<unknown, CallResult>
       this.logger.info({ tool: name, outcome, durationMs: Math.round(seconds * 1e4) / 10 }, 'tool call');
     };
     return next.handle().pipe(
-      map(toCallResult),
+      map((record: unknown) => toCallResult(record, structured)),
       tap({ complete: () => record('ok'), error: () => record('error') }),
     );
   }

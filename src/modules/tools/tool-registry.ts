@@ -22,6 +22,7 @@ export interface ToolDescriptor {
   title: string;
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
+  outputSchema?: { type: 'object'; [key: string]: unknown };
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
 }
 
@@ -120,6 +121,7 @@ export class ToolRegistry implements OnModuleInit {
     const rank = TOOL_RANK.get(options.name);
     if (rank === undefined) throw new Error(`@Tool ${options.name} is not in the tool catalogue`);
     if (this.byName.has(options.name)) throw new Error(`@Tool ${options.name} is registered twice`);
+    if (options.hint === 'R' && !options.output) throw new Error(`@Tool ${options.name} is read-only and has no output schema`);
     const tool: RegisteredTool = {
       name: options.name,
       permission: options.permission ?? null,
@@ -131,6 +133,7 @@ export class ToolRegistry implements OnModuleInit {
         title: options.title,
         description: options.description,
         inputSchema: TOOL_ARGUMENTS_PIPE.for(options.input).schema as ToolDescriptor['inputSchema'],
+        ...(options.output ? { outputSchema: options.output as ToolDescriptor['outputSchema'] } : {}),
         annotations: { title: options.title, ...HINTS[options.hint], openWorldHint: false },
       },
     };

@@ -70,9 +70,14 @@ export interface CallResult {
   [key: string]: unknown;
 }
 
-/** A successful call: the record as compact JSON text, collections cut to the cap. */
-export function toCallResult(record: unknown): CallResult {
-  return { content: [{ type: 'text', text: renderResult(record) }] };
+/**
+ * A successful call: the record as compact JSON text, collections cut to the cap; with `structured`, the same object
+ * (after any cut) as `structuredContent` too, for clients that read it (tools.md §1.1).
+ */
+export function toCallResult(record: unknown, structured = false): CallResult {
+  const text = renderResult(record);
+  if (structured) return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+  return { content: [{ type: 'text', text }] };
 }
 
 /** A refused call: `isError` with `{error: {code, message, ...extra}}` as its text. */

@@ -20,6 +20,11 @@ export interface ToolOptions {
    * call's arguments are validated against it; the handler receives the validated instance.
    */
   input: new () => object;
+  /**
+   * The result's JSON Schema (tools.md §1.1), from output-schemas.ts: published as the tool's `outputSchema`, and a
+   * successful result then carries the same object as `structuredContent`. Every read-only tool has one.
+   */
+  output?: Record<string, unknown>;
 }
 
 /** What a tool handler gets besides its parsed arguments: the caller, resolved once per HTTP request. */

@@ -1,4 +1,5 @@
 import { DECORATORS } from '@nestjs/swagger';
+import { MAX_LONG_TEXT } from './text-rules.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -28,7 +29,13 @@ const SCALARS = new Map<unknown, string>([
  * The JSON Schema of a DTO class, built from the OpenAPI metadata its field decorators recorded — the same metadata
  * /api/docs is generated from, so a tool's `inputSchema` and a route's body schema cannot drift apart. Nested DTOs are
  * inlined; every object is closed (`additionalProperties: false`), as the validator refuses unknown fields; a
- * nullable field is `anyOf [schema, null]`. Meant to run once at boot.
+ * nullable scalar is `type: [<type>, "null"]` (`anyOf [schema, null]` for enums and objects). Meant to run once at boot.
+ *
+ * Kept small for the model's context (tools.md §1.5): a bound the property's own description already states ("1-200
+ * characters", "at most 2000", "up to 10", "from 1") is not repeated as a keyword, and neither `maximum:
+ * Number.MAX_SAFE_INTEGER` (no real bound) nor the default long-text limit of domain.md §1 (`maxLength` 100,000 of
+ * every description and content, the `str` of tools.md §5) is stated. Only the schema is trimmed: the validator still
+ * checks every bound, and /api/docs still shows them.
  */
 export function dtoJsonSchema(dto: abstract new () => object): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
@@ -55,9 +62,45 @@ function dtoProperties(dto: abstract new () => object): Array<[string, PropertyM
 }
 
 function propertySchema(meta: PropertyMetadata, where: string): JsonSchema {
-  const value = meta.isArray || meta.type === 'array' ? arraySchema(meta, where) : valueSchema(meta, where);
-  const schema = meta.nullable ? { anyOf: [value, { type: 'null' }] } : value;
+  const value = withoutStatedBounds(meta.isArray || meta.type === 'array' ? arraySchema(meta, where) : valueSchema(meta, where), meta.description);
+  const schema = meta.nullable ? nullable(value) : value;
   return meta.description === undefined ? schema : { description: meta.description, ...schema };
+}
+
+function nullable(value: JsonSchema): JsonSchema {
+  if (typeof value.type === 'string' && value.type !== 'object' && value.enum === undefined) return { ...value, type: [value.type, 'null'] };
+  return { anyOf: [value, { type: 'null' }] };
+}
+
+const MIN_KEYS = ['minLength', 'minimum', 'minItems'] as const;
+const MAX_KEYS = ['maxLength', 'maximum', 'maxItems'] as const;
+
+/**
+ * The bounds a description states in words: "A-B" (both), "at most B" / "up to B" (maximum), "from A" / "at least A"
+ * (minimum). Digits may carry thousands separators ("20,000").
+ */
+export function statedBounds(description: string | undefined): { min: Set<number>; max: Set<number> } {
+  const min = new Set<number>();
+  const max = new Set<number>();
+  const text = (description ?? '').replace(/(\d),(?=\d{3}\b)/g, '$1');
+  for (const m of text.matchAll(/(?<![\w.-])(\d+)-(\d+)(?![\w.])/g)) {
+    min.add(Number(m[1]));
+    max.add(Number(m[2]));
+  }
+  for (const m of text.matchAll(/\b(?:at most|up to) (\d+)(?![\w.])/gi)) max.add(Number(m[1]));
+  for (const m of text.matchAll(/\b(?:from|at least) (\d+)(?![\w.])/gi)) min.add(Number(m[1]));
+  return { min, max };
+}
+
+/** `schema` without the bounds `description` states, a `maximum` of Number.MAX_SAFE_INTEGER or the long-text default. */
+function withoutStatedBounds(schema: JsonSchema, description: string | undefined): JsonSchema {
+  const stated = statedBounds(description);
+  const out = { ...schema };
+  for (const k of MIN_KEYS) if (stated.min.has(out[k] as number)) delete out[k];
+  for (const k of MAX_KEYS) if (stated.max.has(out[k] as number)) delete out[k];
+  if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
+  if (out.maxLength === MAX_LONG_TEXT) delete out.maxLength;
+  return out;
 }
 
 function arraySchema(meta: PropertyMetadata, where: string): JsonSchema {

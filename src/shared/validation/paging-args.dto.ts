@@ -2,9 +2,9 @@ import { IntegerField } from './fields.js';
 
 /** Paging arguments of every list tool (tools.md §1.2); REST lists take them as query strings (paging-query.dto.ts). */
 export class PagingArgsDto {
-  @IntegerField({ optional: true, minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Page number, from 1 (default 1)' })
+  @IntegerField({ optional: true, minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'From 1 (default 1)' })
   page?: number;
 
-  @IntegerField({ optional: true, minimum: 1, maximum: 100, description: 'Rows per page, 1-100 (default 20)' })
+  @IntegerField({ optional: true, minimum: 1, maximum: 100, description: '1-100 (default 20)' })
   pageSize?: number;
 }

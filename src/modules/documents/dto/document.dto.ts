@@ -26,7 +26,7 @@ export class CreateDocumentDto {
   @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Document title, 1-200 characters' })
   title: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Markdown content, at most 100000 characters (default empty)' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Markdown content (default empty)' })
   content?: string;
 
   @UuidField({ optional: true, description: 'A proposal of the same project to link the document to' })
@@ -39,7 +39,7 @@ export class UpdateDocumentDto {
   @TextField({ optional: true, minLength: 1, maxLength: MAX_TITLE, description: 'New title, 1-200 characters' })
   title?: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New markdown content, at most 100000 characters' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New markdown content' })
   content?: string;
 }
 
@@ -49,7 +49,7 @@ export class CreateReportDto {
   @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Report title, 1-200 characters' })
   title: string;
 
-  @TextField({ minLength: 1, maxLength: MAX_LONG_TEXT, description: 'Markdown, 1-100000 characters; expected sections Summary, Decisions, Follow-ups' })
+  @TextField({ minLength: 1, maxLength: MAX_LONG_TEXT, description: 'Markdown; expected sections Summary, Decisions, Follow-ups' })
   content: string;
 
   @BooleanField({ optional: true, description: 'Add another report when one already exists (default false)' })

@@ -14,7 +14,7 @@ import type { IdeaStatus } from '../idea.entity.js';
  */
 const BY_SERVICE = { limits: 'service' } as const;
 const content = (): PropertyDecorator =>
-  TextField({ ...BY_SERVICE, optional: true, maxLength: MAX_LONG_TEXT, description: 'Idea content (markdown, may @mention), at most 100000 characters' });
+  TextField({ ...BY_SERVICE, optional: true, maxLength: MAX_LONG_TEXT, description: 'Idea content (markdown, may @mention)' });
 
 export class IdeaRefDto extends UuidArgs('ideaUuid', 'Idea uuid') {}
 

@@ -8,7 +8,7 @@ import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.
  * tools check them here.
  */
 const BY_SERVICE = { limits: 'service' } as const;
-const description = (optional = true) => TextField({ ...BY_SERVICE, optional, maxLength: MAX_LONG_TEXT, description: 'Description, at most 100000 characters' });
+const description = (optional = true) => TextField({ ...BY_SERVICE, optional, maxLength: MAX_LONG_TEXT, description: 'Description' });
 
 export class ProjectRefDto extends UuidArgs('projectUuid', 'Project uuid') {}
 export class GroupRefDto extends UuidArgs('groupUuid', 'Project group uuid') {}

@@ -11,10 +11,10 @@ import { ProposalRefDto } from './proposal.dto.js';
  * The draft tools (svc_pm_add/update/remove_document_draft, …_task_draft) and routes: each route's body, and the
  * tool's arguments derived from it with the proposal (and draft) the path carries.
  */
-export class DraftRefDto extends UuidArgs('draftUuid', 'The draft, as returned by the add tool or listed in the draft index') {}
+export class DraftRefDto extends UuidArgs('draftUuid', 'A draft of this proposal (its draftUuid)') {}
 export class DraftArgsDto extends IntersectionType(ProposalRefDto, DraftRefDto) {}
 
-const CRITERIA = { minItems: 1, maxItems: MAX_CRITERIA, description: 'Acceptance criteria, 1-50 items; at least one with a non-blank description' };
+const CRITERIA = { minItems: 1, maxItems: MAX_CRITERIA, description: 'Acceptance criteria, 1-50 items, at least one not blank' };
 const DEPENDENCIES = { optional: true, maxItems: MAX_TASK_DRAFTS } as const;
 
 export class DocumentDraftDto {
@@ -24,7 +24,7 @@ export class DocumentDraftDto {
   @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Document title, 1-200 characters' })
   title: string;
 
-  @TextField({ maxLength: MAX_LONG_TEXT, description: 'Markdown content, at most 100000 characters; submission needs at least 100' })
+  @TextField({ maxLength: MAX_LONG_TEXT, description: 'Markdown content; submission needs at least 100' })
   content: string;
 }
 
@@ -37,7 +37,7 @@ export class UpdateDocumentDraftDto {
   @TextField({ optional: true, minLength: 1, maxLength: MAX_TITLE, description: 'New title, 1-200 characters' })
   title?: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New markdown content, at most 100000 characters' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New markdown content' })
   content?: string;
 }
 
@@ -47,7 +47,7 @@ export class TaskDraftDto {
   @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Task title, 1-200 characters' })
   title: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Task description, at most 100000 characters' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Task description' })
   description?: string;
 
   @EnumField(PRIORITIES, { optional: true, description: 'Priority (default medium)' })
@@ -69,7 +69,7 @@ export class UpdateTaskDraftDto {
   @TextField({ optional: true, minLength: 1, maxLength: MAX_TITLE, description: 'New title, 1-200 characters' })
   title?: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New description, at most 100000 characters' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New description' })
   description?: string;
 
   // null: no priority of its own (the task gets the default, medium, on approval).

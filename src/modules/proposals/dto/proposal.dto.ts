@@ -33,7 +33,7 @@ export class CreateProposalDto {
   @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Proposal title, 1-200 characters' })
   title: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Why and what, at most 100000 characters' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Why and what' })
   description?: string;
 
   @EnumField(PROPOSAL_INPUT_TYPES, { description: 'What the inputs are: resolved deliverable ideas assigned to you, or documents' })
@@ -53,7 +53,7 @@ export class EditProposalDto {
   @TextField({ optional: true, minLength: 1, maxLength: MAX_TITLE, description: 'New title, 1-200 characters' })
   title?: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New description, at most 100000 characters' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New description' })
   description?: string;
 }
 

@@ -13,7 +13,7 @@ export class CreateSessionDto {
   @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Session name, 1-200 characters' })
   name: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'What this worker does, at most 100000 characters' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'What this worker does' })
   description?: string;
 }
 

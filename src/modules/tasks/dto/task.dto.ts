@@ -15,7 +15,7 @@ export class NewTaskDto {
   @TextField({ minLength: 1, maxLength: MAX_TITLE, description: 'Task title, 1-200 characters' })
   title: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Markdown description, at most 100000 characters; @mentions notify' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'Markdown description; @mentions notify' })
   description?: string;
 
   @EnumField(PRIORITIES, { optional: true, description: 'Priority (default medium)' })
@@ -24,7 +24,7 @@ export class NewTaskDto {
   @NumberField({ optional: true, ...STORY_POINTS, description: 'Estimate, 0-1000' })
   storyPoints?: number;
 
-  @ListField(CriterionDto, { minItems: 1, maxItems: MAX_CRITERIA, description: 'Acceptance criteria, 1-50 items; at least one with a non-blank description' })
+  @ListField(CriterionDto, { minItems: 1, maxItems: MAX_CRITERIA, description: 'Acceptance criteria, 1-50 items, at least one not blank' })
   acceptanceCriteriaItems: CriterionDto[];
 
   @TextField({ optional: true, minLength: 1, maxLength: MAX_DRAFT_ID_LENGTH, description: 'Batch-local id, unique in this call, that other items can depend on' })
@@ -68,7 +68,7 @@ export class UpdateTaskDto {
   @TextField({ optional: true, minLength: 1, maxLength: MAX_TITLE, description: 'New title, 1-200 characters' })
   title?: string;
 
-  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New description, at most 100000 characters' })
+  @TextField({ optional: true, maxLength: MAX_LONG_TEXT, description: 'New description' })
   description?: string;
 
   @EnumField(PRIORITIES, { optional: true, description: 'New priority' })
@@ -89,7 +89,7 @@ export class UpdateTaskDto {
 
 /** A tool-only argument: the caller's session, recorded on the activity and counted as a heartbeat. */
 export class CallSessionDto {
-  @UuidField({ optional: true, description: 'One of your active sessions; recorded on the activity and counted as a heartbeat' })
+  @UuidField({ optional: true, description: 'Your active session; recorded on the activity, counts as a heartbeat' })
   sessionUuid?: string;
 }
 
