@@ -234,7 +234,7 @@ async function startBare(catalogues: Record<string, unknown[]>): Promise<{ url: 
 }
 
 /** A CPU profile of one process over one load run (bench/lib/profiler.ts on its side). */
-async function profileArm(child: ChildProcess, load: Load, s: Shape, file: string): Promise<{ file: string; requests: number; summary: ProfileSummary }> {
+async function profileArm(child: ChildProcess, load: Load, s: Shape, file: string): Promise<{ file: string; requests: number; cpuMsPerReq: number; summary: ProfileSummary }> {
   const reply = (key: string) => new Promise<void>((resolve) => {
     const on = (m: Record<string, unknown>) => {
       if (key in m) {
@@ -247,11 +247,13 @@ async function profileArm(child: ChildProcess, load: Load, s: Shape, file: strin
   const started = reply('profiling');
   child.send({ profile: 'start' });
   await started;
+  const t0 = ticks(child.pid!);
   const r = await load.run(s, PROFILE_MS, false);
+  const cpuUs = (ticks(child.pid!) - t0) * TICK_MS * 1000;
   const stopped = reply('profiled');
   child.send({ profile: 'stop', file });
   await stopped;
-  return { file, requests: r.requests, summary: summarize(file, r.requests) };
+  return { file, requests: r.requests, cpuMsPerReq: round(cpuUs / 1000 / Math.max(1, r.requests), 3), summary: summarize(file, r.requests, cpuUs) };
 }
 
 const fmt = (label: string, r: ReturnType<Arm['result']>): string =>
@@ -363,7 +365,7 @@ async function main(): Promise<void> {
       console.log(`  ours/bare: req/s ×${ratios.rps}, p50 ×${ratios.p50}, p99 ×${ratios.p99}, server CPU ×${ratios.serverCpu} — ${met}`);
     }
 
-    const profiles: Array<{ id: string; arm: ArmName; file: string; requests: number; summary: ProfileSummary }> = [];
+    const profiles: Array<{ id: string; arm: ArmName; file: string; requests: number; cpuMsPerReq: number; summary: ProfileSummary }> = [];
     if (PROFILE) {
       const dir = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'svc-bench-mcp-prof-'));
       mkdirSync(dir, { recursive: true });
@@ -391,7 +393,7 @@ async function main(): Promise<void> {
         callTool: CALL_TOOL,
         loadAverage: { before: loadBefore, after: loadAfter },
         results,
-        profiles: profiles.map((p) => ({ id: p.id, arm: p.arm, file: p.file, requests: p.requests, areas: p.summary.areas })),
+        profiles: profiles.map((p) => ({ id: p.id, arm: p.arm, file: p.file, requests: p.requests, cpuMsPerReq: p.cpuMsPerReq, areas: p.summary.areas })),
       }),
     );
   } finally {

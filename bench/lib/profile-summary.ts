@@ -2,7 +2,7 @@
  * Self time of a V8 .cpuprofile by area of the code (from each frame's script URL), and the top functions.
  * Native frames (builtins such as JSON.stringify, which carry no URL) count for the area of their nearest caller that
  * has one. `(idle)` is left out of the total.
- * CLI: `node dist-bench/bench/lib/profile-summary.js FILE.cpuprofile [requests]`.
+ * CLI: `node dist-bench/bench/lib/profile-summary.js FILE.cpuprofile [requests [cpuMs]]`.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +43,8 @@ const AREAS: Array<[string, RegExp]> = [
   ['other src/', /\/src\//],
   ['bench server code', /\/bench\//],
   ['web Request/Headers/Response (undici)', /^node:internal\/deps\/undici|internal\/(fetch|webstreams|url|blob|deps\/undici)/],
-  ['node http/net/streams', /^node:(internal\/)?(_http|http|net|stream|streams|internal\/streams|timers|internal\/timers|buffer|events|async_hooks|internal\/async_hooks|internal\/process\/task_queues)/],
+  ['promise/microtask machinery (node)', /^node:(internal\/process\/task_queues|async_hooks|internal\/async_hooks)/],
+  ['node http/net/streams', /^node:(internal\/)?(_http|http|net|stream|streams|internal\/streams|internal\/stream_base_commons|timers|internal\/timers|buffer|events)/],
   ['node other', /^node:/],
   ['other node_modules', /node_modules\//],
 ];
@@ -55,12 +56,20 @@ export function areaOf(url: string): string | null {
 }
 
 export interface ProfileSummary {
+  /** Sampled time (wall clock, idle excluded). */
   totalMs: number;
+  /** Measured CPU time of the window, when given. */
+  cpuMs: number | null;
   areas: Array<{ area: string; ms: number; pct: number; usPerReq: number | null }>;
   top: Array<{ fn: string; where: string; ms: number; pct: number }>;
 }
 
-export function summarize(file: string, requests?: number, topN = 15): ProfileSummary {
+/**
+ * `cpuUs`: the process's CPU time over the profiled window (from /proc), when known. The sampler's clock is wall time:
+ * on a busy machine a descheduled thread's time lands on whatever frame was running, so a µs/request column is
+ * the sampled share scaled to this measured CPU rather than the raw sampled time.
+ */
+export function summarize(file: string, requests?: number, cpuUs?: number, topN = 15): ProfileSummary {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -95,11 +104,13 @@ export function summarize(file: string, requests?: number, topN = 15): ProfileSu
     fns.set(key, (fns.get(key) ?? 0) + us);
   }
   const r1 = (x: number) => Math.round(x * 10) / 10;
+  const scale = cpuUs ? cpuUs / total : 1;
   return {
     totalMs: r1(total / 1000),
+    cpuMs: cpuUs === undefined ? null : r1(cpuUs / 1000),
     areas: [...areas]
       .sort((a, b) => b[1] - a[1])
-      .map(([a, us]) => ({ area: a, ms: r1(us / 1000), pct: r1((100 * us) / total), usPerReq: requests ? Math.round(us / requests) : null })),
+      .map(([a, us]) => ({ area: a, ms: r1(us / 1000), pct: r1((100 * us) / total), usPerReq: requests ? Math.round((us * scale) / requests) : null })),
     top: [...fns]
       .sort((a, b) => b[1] - a[1])
       .slice(0, topN)
@@ -111,7 +122,8 @@ export function summarize(file: string, requests?: number, topN = 15): ProfileSu
 }
 
 export function formatSummary(label: string, s: ProfileSummary, requests?: number): string {
-  const lines = [`profile ${label}: ${s.totalMs} ms of CPU sampled (idle excluded)${requests ? `, ${requests} requests` : ''}`];
+  const cpu = s.cpuMs === null ? '' : `, ${s.cpuMs} ms of CPU measured${requests ? ` (${Math.round((s.cpuMs * 1000) / requests)} µs/req; the µs/req column is each share of it)` : ''}`;
+  const lines = [`profile ${label}: ${s.totalMs} ms sampled (idle excluded)${cpu}${requests ? `, ${requests} requests` : ''}`];
   for (const a of s.areas) lines.push(`  ${a.area.padEnd(48)} ${String(a.pct).padStart(5)} %  ${a.usPerReq === null ? '' : `${String(a.usPerReq).padStart(5)} µs/req`}`);
   lines.push('  top self time:');
   for (const t of s.top) lines.push(`    ${String(t.pct).padStart(5)} %  ${t.fn}  ${t.where}`);
@@ -119,7 +131,7 @@ export function formatSummary(label: string, s: ProfileSummary, requests?: numbe
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const [file, req] = process.argv.slice(2);
+  const [file, req, cpuMs] = process.argv.slice(2);
   const requests = req ? Number(req) : undefined;
-  console.log(formatSummary(file, summarize(file, requests), requests));
+  console.log(formatSummary(file, summarize(file, requests, cpuMs ? Number(cpuMs) * 1000 : undefined), requests));
 }
