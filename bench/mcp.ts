@@ -32,9 +32,12 @@
  *                                 (5) seconds each (V8 sampling profiler over IPC, .cpuprofile files in
  *                                 BENCH_PROFILE_DIR or a temporary directory), and print self time by area
  *   BENCH_LOG_LEVEL (warn)        our server's LOG_LEVEL
+ *   BENCH_WAIT_QUIET_S            first wait until the 1-minute load average has stayed below 1.5 this long
+ *                                 (at most BENCH_WAIT_MAX_S, 1800)
  *   DATABASE_URL                  PostgreSQL server for a scratch database (else embedded)
- * Numbers are valid only when the machine is otherwise idle: the load average before the run is printed, and a
- * warning when its 1-minute value is above 1.5.
+ * Numbers are valid only when the machine is otherwise idle: the load average before the run is printed (with a
+ * warning above 1.5), and per arm the share of the machine's CPU that processes outside the benchmark used during
+ * its slices (/proc/stat minus the benchmark's own processes and database backends) and the hypervisor's steal.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync, mkdirSync } from 'node:fs';
@@ -99,9 +102,29 @@ function ticks(pid: number): number {
   }
 }
 
+/** Machine-wide CPU from /proc/stat, in ticks: busy (user, nice, system, irq, softirq), steal, and all. */
+function machineTicks(): { busy: number; steal: number; all: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
+  return { busy: user + nice + system + irq + softirq, steal, all: user + nice + system + idle + iowait + irq + softirq + steal };
+}
+
+/** Waits until the 1-minute load average has stayed below `limit` for `seconds` (at most `maxSeconds`). */
+async function waitQuiet(seconds: number, maxSeconds: number, limit = 1.5): Promise<boolean> {
+  const until = Date.now() + maxSeconds * 1000;
+  let quietSince: number | null = null;
+  while (Date.now() < until) {
+    const l = loadavg()[0];
+    quietSince = l < limit ? (quietSince ?? Date.now()) : null;
+    if (quietSince !== null && Date.now() - quietSince >= seconds * 1000) return true;
+    await new Promise((r) => setTimeout(r, 5000));
+  }
+  return false;
+}
+
 /** The separate load process, driven over IPC. */
 class Load {
-  private readonly child = fork(join(here, 'mcp-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  readonly child = fork(join(here, 'mcp-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 
   run(s: Shape, durationMs: number, returnLatencies: boolean): Promise<LoadResult> {
     const msg: RunMsg = { ...s, clients: CLIENTS, durationMs, warmupMs: 0, errorMarker: ['"error":', '"isError":true'], returnLatencies };
@@ -127,6 +150,10 @@ class Arm {
   dbTicks = 0;
   loadCpuUs = 0;
   responseBytes = 0;
+  /** Machine ticks during the slices: all, busy in processes outside the benchmark, steal. */
+  machineAll = 0;
+  foreignBusy = 0;
+  steal = 0;
 
   constructor(
     readonly name: ArmName,
@@ -161,6 +188,9 @@ class Arm {
       dbCpuMsPerReq: perReq(this.dbTicks * TICK_MS),
       loadCpuMsPerReq: perReq(this.loadCpuUs / 1000),
       responseBytes: this.responseBytes,
+      /** Share of the machine's CPU used by processes outside the benchmark while this arm ran (and steal). */
+      foreignCpuPct: round((100 * this.foreignBusy) / Math.max(1, this.machineAll), 1),
+      stealPct: round((100 * this.steal) / Math.max(1, this.machineAll), 1),
     };
   }
 }
@@ -259,9 +289,15 @@ async function profileArm(child: ChildProcess, load: Load, s: Shape, file: strin
 const fmt = (label: string, r: ReturnType<Arm['result']>): string =>
   `  ${label.padEnd(6)} ${String(r.rps).padStart(6)} req/s  p50 ${String(r.p50ms).padStart(6)} ms  p99 ${String(r.p99ms).padStart(6)} ms  ` +
   `CPU ms/req: server ${r.serverCpuMsPerReq.toFixed(3)}, db ${r.dbCpuMsPerReq.toFixed(3)}, load ${r.loadCpuMsPerReq.toFixed(3)}  ` +
-  `${r.responseBytes} B/resp  (${r.requests} requests, ${r.errors} errors${r.firstError ? `: ${r.firstError.slice(0, 200)}` : ''})`;
+  `${r.responseBytes} B/resp  (${r.requests} requests, ${r.errors} errors${r.firstError ? `: ${r.firstError.slice(0, 200)}` : ''}; ` +
+  `other processes ${r.foreignCpuPct} % of the machine, steal ${r.stealPct} %)`;
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_WAIT_QUIET_S) {
+    const s = Number(process.env.BENCH_WAIT_QUIET_S);
+    console.log(`waiting for the load average to stay below 1.5 for ${s} s (at most ${process.env.BENCH_WAIT_MAX_S ?? 1800} s)…`);
+    if (!(await waitQuiet(s, Number(process.env.BENCH_WAIT_MAX_S ?? 1800)))) console.log('the machine did not get quiet: running anyway');
+  }
   const loadBefore = loadavg().map((x) => round(x));
   const startedAt = new Date().toISOString();
   const logger = pino({ level: 'warn' });
@@ -346,11 +382,17 @@ async function main(): Promise<void> {
         const order: ArmName[] = i % 2 === 0 ? ['ours', 'bare'] : ['bare', 'ours'];
         for (const name of order) {
           const a = arms[name];
-          const pids = name === 'ours' ? await dbBackends(db.dataSource) : [];
+          const pids = await dbBackends(db.dataSource);
           const sum = (ps: number[]) => ps.reduce((t, p) => t + ticks(p), 0);
-          const [s0, d0] = [ticks(a.pid), sum(pids)];
+          // Everything of the benchmark's own: both servers, the load process, this process, our database backends.
+          const own = [server.child.pid!, bare.child.pid!, load.child.pid!, process.pid];
+          const [s0, d0, o0, m0] = [ticks(a.pid), sum(pids), sum(own), machineTicks()];
           const r = await load.run(a.shape, SLICE_MS, true);
-          a.add(r, ticks(a.pid) - s0, sum(pids) - d0);
+          const [s1, d1, o1, m1] = [ticks(a.pid), sum(pids), sum(own), machineTicks()];
+          a.add(r, s1 - s0, name === 'ours' ? d1 - d0 : 0);
+          a.machineAll += m1.all - m0.all;
+          a.steal += m1.steal - m0.steal;
+          a.foreignBusy += Math.max(0, m1.busy - m0.busy - (o1 - o0) - (d1 - d0));
         }
       }
       const [o, b] = [arms.ours.result(), arms.bare.result()];
