@@ -14,6 +14,8 @@ export interface RunMsg {
   warmupMs: number;
   /** A response body containing this string counts as an error (JSON-RPC error or isError result). */
   errorMarker: string[];
+  /** Send every measured latency back (for percentiles over several slices). */
+  returnLatencies?: boolean;
 }
 
 export interface LoadResult {
@@ -26,9 +28,13 @@ export interface LoadResult {
   p99ms: number;
   /** This load process's own CPU per measured request (µs): it shares the machine with the servers. */
   loadCpuUsPerReq: number;
+  /** Size of the last response body (bytes). */
+  responseBytes: number;
+  /** Every measured latency (ms), when asked for. */
+  latencies?: number[];
 }
 
-function post(agent: http.Agent, msg: RunMsg): Promise<{ ok: boolean; text: string }> {
+function post(agent: http.Agent, msg: RunMsg): Promise<{ ok: boolean; text: string; bytes: number }> {
   return new Promise((resolve) => {
     const req = http.request(
       msg.url,
@@ -42,11 +48,11 @@ function post(agent: http.Agent, msg: RunMsg): Promise<{ ok: boolean; text: stri
         res.on('end', () => {
           const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
           const ok = res.statusCode === 200 && !msg.errorMarker.some((m) => body.includes(m));
-          resolve({ ok, text: ok ? '' : `${res.statusCode} ${body.subarray(0, 300).toString('utf8')}` });
+          resolve({ ok, text: ok ? '' : `${res.statusCode} ${body.subarray(0, 300).toString('utf8')}`, bytes: body.length });
         });
       },
     );
-    req.on('error', (err) => resolve({ ok: false, text: String(err) }));
+    req.on('error', (err) => resolve({ ok: false, text: String(err), bytes: 0 }));
     req.end(msg.body);
   });
 }
@@ -56,6 +62,7 @@ async function run(msg: RunMsg): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | null = null;
+  let responseBytes = 0;
   const start = Date.now();
   const measureFrom = start + msg.warmupMs;
   const end = measureFrom + msg.durationMs;
@@ -66,6 +73,7 @@ async function run(msg: RunMsg): Promise<LoadResult> {
       const t0 = process.hrtime.bigint();
       const res = await post(agent, msg);
       const t1 = process.hrtime.bigint();
+      responseBytes = res.bytes;
       if (Date.now() < measureFrom) continue;
       latencies.push(Number(t1 - t0) / 1e6);
       if (!res.ok) {
@@ -82,7 +90,7 @@ async function run(msg: RunMsg): Promise<LoadResult> {
   const sorted = latencies.sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
   const round = (x: number) => Math.round(x * 100) / 100;
-  return { requests: sorted.length, errors, firstError, seconds, rps: round(sorted.length / seconds), p50ms: round(pct(50)), p99ms: round(pct(99)), loadCpuUsPerReq: Math.round((used.user + used.system) / Math.max(1, sorted.length)) };
+  return { requests: sorted.length, errors, firstError, seconds, rps: round(sorted.length / seconds), p50ms: round(pct(50)), p99ms: round(pct(99)), loadCpuUsPerReq: Math.round((used.user + used.system) / Math.max(1, sorted.length)), responseBytes, ...(msg.returnLatencies ? { latencies: sorted } : {}) };
 }
 
 process.on('message', (msg: { run?: RunMsg }) => {

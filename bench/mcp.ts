@@ -1,114 +1,135 @@
 /**
- * `npm run bench:mcp` — our tool endpoint against a bare low-level MCP SDK server with one trivial tool, same load,
- * one run. A separate load process (fork) drives C concurrent keep-alive clients for D seconds per phase with plain
- * JSON-RPC POSTs: first `tools/list` (ours with an admin_agent key: the full catalogue), then one tool call (ours:
- * `svc_get_task` on a seeded task; bare: the trivial tool). It prints req/s, p50, p99 and the CPU per request of the
- * server process, the load process and PostgreSQL (all share the machine), and the ratios ours/bare — `bare/sdk`, the
- * SDK's documented stateless transport, is the issue's baseline; the last line is one JSON object with every figure.
+ * `npm run bench:mcp` — our tool endpoint (`POST /api/mcp`: Nest controller, API-key guard with its database lookup,
+ * rate-limit and Origin guards, the SDK v2 per-request `Server`) against the v2 bare baseline (bench/bare-mcp-server.ts:
+ * the same SDK wiring on node:http, no auth, no database) serving THE SAME CATALOGUE — the product's own `tools/list`
+ * for the preset, fetched from the running product, plus `echo` — on the same protocol version, in ONE run.
  *
- * Env: BENCH_CLIENTS (16), BENCH_DURATION_S (20), BENCH_WARMUP_S (2), BENCH_BARE (single | sdk | both; default both),
- * BENCH_LOG_LEVEL (warn), DATABASE_URL (else an embedded PostgreSQL in a temporary DATA_DIR).
+ * Processes: ours (bench/service-server.ts, MCP_RATE_LIMIT_PER_MINUTE=0), the bare server and the load generator
+ * (bench/mcp-load.ts: C keep-alive clients posting back to back) each run in their own process; PostgreSQL is an
+ * embedded one in a temporary directory unless DATABASE_URL is set (then a scratch database on that server).
+ *
+ * Scenarios, for each era — 2025-11-25 (`MCP-Protocol-Version: 2025-11-25`, plain JSON-RPC) and 2026-07-28
+ * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` headers and the `_meta` envelope in params):
+ * - `tools/list` with a key of each preset in BENCH_PRESETS (ours) vs the bare server's copy of that list (+ echo);
+ * - `tools/call` of a read tool with one database read (BENCH_TOOL, default `svc_get_task` on a seeded task) vs `echo`.
+ * Each scenario: a warm-up per arm, then BENCH_SLICES measured slices alternating the arms (A B | B A | …). For each arm:
+ * req/s, p50 and p99 over every response of every slice, server CPU ms/request (/proc, the arm's server process),
+ * PostgreSQL CPU ms/request (the backends of the benchmark's database), the load process's CPU, and ours/bare ratios
+ * against the issue's targets (tools/list req/s ≥ 1.0×, p99 ≤ 1.2×; read call req/s ≥ 0.5× echo).
+ * The last line is one JSON object with every figure.
+ *
+ * Env:
+ *   BENCH_CLIENTS (16)            concurrent keep-alive clients
+ *   BENCH_SLICES (6)              measured slices per arm, alternating
+ *   BENCH_SLICE_S (3)             seconds per slice
+ *   BENCH_WARMUP_S (2)            warm-up per arm and scenario (not measured)
+ *   BENCH_PRESETS (pm_agent)      comma-separated presets for tools/list (developer_agent, pm_agent, admin_agent);
+ *                                 the first one's key also makes the tool calls
+ *   BENCH_ERAS (2025-11-25,2026-07-28)
+ *   BENCH_SCENARIOS (list,call)
+ *   BENCH_TOOL (svc_get_task)     read tool called by ours (svc_get_task or svc_get_project)
+ *   BENCH_PROFILE=1               after the measured run, profile each scenario again, ours and bare, BENCH_PROFILE_S
+ *                                 (5) seconds each (V8 sampling profiler over IPC, .cpuprofile files in
+ *                                 BENCH_PROFILE_DIR or a temporary directory), and print self time by area
+ *   BENCH_LOG_LEVEL (warn)        our server's LOG_LEVEL
+ *   BENCH_WAIT_QUIET_S            first wait until the 1-minute load average has stayed below 1.5 this long
+ *                                 (at most BENCH_WAIT_MAX_S, 1800)
+ *   DATABASE_URL                  PostgreSQL server for a scratch database (else embedded)
+ * Numbers are valid only when the machine is otherwise idle: the load average before the run is printed (with a
+ * warning above 1.5), and per arm the share of the machine's CPU that processes outside the benchmark used during
+ * its slices (/proc/stat minus the benchmark's own processes and database backends) and the hypervisor's steal.
  */
-import { fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync, mkdtempSync, mkdirSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config/config.js';
-import { openDatabase, startService, type RunningService } from '../src/bootstrap.js';
-import { USER_PERMISSIONS, type Actor } from '../src/shared/auth/actor.js';
-import { AgentService, IdentityAdminService } from '../src/modules/identity/index.js';
-import { ProjectService } from '../src/modules/projects/index.js';
-import { TaskService } from '../src/modules/tasks/index.js';
-import { ToolRegistry } from '../src/modules/tools/index.js';
-import { startBareMcpServer, TRIVIAL_TOOL, type BareMode } from './bare-mcp-server.js';
+import type { DataSource } from 'typeorm';
+import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { ECHO_TOOL } from './bare-mcp-server.js';
 import type { LoadResult, RunMsg } from './mcp-load.js';
+import { formatSummary, summarize, type ProfileSummary } from './lib/profile-summary.js';
+import { scratchDatabase } from './lib/scratch-db.js';
+import { startServiceProcess } from './lib/service-process.js';
 import { round } from './lib/stats.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
-const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 20) * 1000;
+const SLICES = Number(process.env.BENCH_SLICES ?? 6);
+const SLICE_MS = Number(process.env.BENCH_SLICE_S ?? 3) * 1000;
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_S ?? 2) * 1000;
-const BARE_MODES: BareMode[] = process.env.BENCH_BARE === 'single' || process.env.BENCH_BARE === 'sdk' ? [process.env.BENCH_BARE] : ['single', 'sdk'];
+const PRESETS = (process.env.BENCH_PRESETS ?? 'pm_agent').split(',').map((s) => s.trim()).filter(Boolean);
+const ERAS = (process.env.BENCH_ERAS ?? '2025-11-25,2026-07-28').split(',').map((s) => s.trim()) as Era[];
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'list,call').split(',').map((s) => s.trim());
+const CALL_TOOL = process.env.BENCH_TOOL ?? 'svc_get_task';
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const PROFILE_MS = Number(process.env.BENCH_PROFILE_S ?? 5) * 1000;
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const TICK_MS = 10; // USER_HZ = 100
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-const BARE_DESCRIPTION: Record<BareMode, string> = {
-  single: 'bare SDK Server (1 trivial tool) per request on node:http, same single-request JSON transport and shared validator as ours',
-  sdk: 'bare SDK Server (1 trivial tool) per request on node:http, SDK defaults: StreamableHTTPServerTransport (stateless, enableJsonResponse)',
-};
+type Era = '2025-11-25' | '2026-07-28';
+type ArmName = 'ours' | 'bare';
 
-type Phase = LoadResult & { serverCpuUsPerReq: number; dbCpuUsPerReq: number | null };
+/** One HTTP request shape: what the load process posts. */
+interface Shape {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
 
-/** CPU ticks per PostgreSQL server process (postmaster and its children). */
-type DbCpu = Map<string, number>;
+/** The request of one era: headers and body (2026-07-28: Mcp-Method/Mcp-Name headers and the `_meta` envelope). */
+function shape(era: Era, url: string, auth: Record<string, string>, method: string, params: Record<string, unknown>): Shape {
+  const headers: Record<string, string> = { ...auth, 'mcp-protocol-version': era };
+  if (era === '2025-11-25') return { url, headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) };
+  headers['mcp-method'] = method;
+  if (method === 'tools/call') headers['mcp-name'] = String(params.name);
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': era,
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  return { url, headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta } }) };
+}
 
-/**
- * Samples the CPU of the PostgreSQL server processes from /proc: only when the database runs on this machine and
- * its data directory is readable (the embedded one); else every sample is null. `dbCpuUs` turns two samples into
- * µs, counting processes started in between (autovacuum workers) and dropping those that exited.
- */
-async function dbCpuSampler(svc: RunningService): Promise<() => DbCpu | null> {
+/** utime + stime of a process, in ticks (0 when it is gone). */
+function ticks(pid: number): number {
   try {
-    const [{ setting }]: Array<{ setting: string }> = await svc.database.dataSource.query(`SELECT setting FROM pg_settings WHERE name = 'data_directory'`);
-    const postmaster = readFileSync(join(setting, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
-    const stat = (pid: string): string[] | null => {
-      try {
-        return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      } catch {
-        return null;
-      }
-    };
-    if (!stat(postmaster)) return () => null;
-    return () => {
-      const ticks: DbCpu = new Map();
-      for (const pid of readdirSync('/proc')) {
-        if (!/^\d+$/.test(pid)) continue;
-        const f = stat(pid);
-        // Fields after "(comm) ": state, ppid, …, utime (12th), stime (13th).
-        if (f && (pid === postmaster || f[1] === postmaster)) ticks.set(pid, Number(f[11]) + Number(f[12]));
-      }
-      return ticks;
-    };
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(f[11]) + Number(f[12]);
   } catch {
-    return () => null;
+    return 0;
   }
 }
 
-function dbCpuUs(before: DbCpu | null, after: DbCpu | null): number | null {
-  if (!before || !after) return null;
-  let ticks = 0;
-  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
-  return ticks * (1e6 / 100); // USER_HZ
+/** Machine-wide CPU from /proc/stat, in ticks: busy (user, nice, system, irq, softirq), steal, and all. */
+function machineTicks(): { busy: number; steal: number; all: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
+  return { busy: user + nice + system + irq + softirq, steal, all: user + nice + system + idle + iowait + irq + softirq + steal };
+}
+
+/** Waits until the 1-minute load average has stayed below `limit` for `seconds` (at most `maxSeconds`). */
+async function waitQuiet(seconds: number, maxSeconds: number, limit = 1.5): Promise<boolean> {
+  const until = Date.now() + maxSeconds * 1000;
+  let quietSince: number | null = null;
+  while (Date.now() < until) {
+    const l = loadavg()[0];
+    quietSince = l < limit ? (quietSince ?? Date.now()) : null;
+    if (quietSince !== null && Date.now() - quietSince >= seconds * 1000) return true;
+    await new Promise((r) => setTimeout(r, 5000));
+  }
+  return false;
 }
 
 /** The separate load process, driven over IPC. */
 class Load {
-  private readonly child = fork(join(here, 'mcp-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  readonly child = fork(join(here, 'mcp-load.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 
-  constructor(private readonly dbCpu: () => DbCpu | null) {}
-
-  /**
-   * One phase; `serverCpuUsPerReq` is this process's CPU (where both servers run) per measured request,
-   * `dbCpuUsPerReq` PostgreSQL's (null when not measurable), `loadCpuUsPerReq` the load process's.
-   */
-  run(url: string, headers: Record<string, string>, body: unknown): Promise<Phase> {
-    const msg: RunMsg = { url, headers, body: JSON.stringify(body), clients: CLIENTS, durationMs: DURATION_MS, warmupMs: WARMUP_MS, errorMarker: ['"error":', '"isError":true'] };
-    let cpu = process.cpuUsage();
-    let db = this.dbCpu();
-    // The warm-up is not counted: CPU is sampled again when it ends.
-    const warm = setTimeout(() => {
-      cpu = process.cpuUsage();
-      db = this.dbCpu();
-    }, WARMUP_MS);
+  run(s: Shape, durationMs: number, returnLatencies: boolean): Promise<LoadResult> {
+    const msg: RunMsg = { ...s, clients: CLIENTS, durationMs, warmupMs: 0, errorMarker: ['"error":', '"isError":true'], returnLatencies };
     return new Promise((resolve) => {
-      this.child.once('message', (m: { result: LoadResult }) => {
-        clearTimeout(warm);
-        const used = process.cpuUsage(cpu);
-        const dbUs = dbCpuUs(db, this.dbCpu());
-        const perReq = (us: number) => Math.round(us / Math.max(1, m.result.requests));
-        resolve({ ...m.result, serverCpuUsPerReq: perReq(used.user + used.system), dbCpuUsPerReq: dbUs === null ? null : perReq(dbUs) });
-      });
+      this.child.once('message', (m: { result: LoadResult }) => resolve(m.result));
       this.child.send({ run: msg });
     });
   }
@@ -118,119 +139,312 @@ class Load {
   }
 }
 
-/** A company, an admin_agent with a key, a project and one task with a criterion. */
-async function seed(svc: RunningService): Promise<{ key: string; taskUuid: string }> {
-  const admin = svc.app.get(IdentityAdminService);
-  const company = await admin.createCompany('Bench');
-  const user = await admin.createUser({ companyUuid: company.uuid, email: `bench-${company.uuid}@example.test`, name: 'Bench', password: 'bench-password' });
-  const agents = svc.app.get(AgentService);
-  const scope = { companyUuid: company.uuid, userUuid: user.uuid };
-  const agent = await agents.create(scope, user.uuid, { name: 'Bench admin', preset: 'admin_agent' });
-  const { key } = await agents.createKey(scope, agent.uuid, { name: 'bench' });
-  const actor: Actor = { type: 'user', uuid: user.uuid, companyUuid: company.uuid, name: 'Bench', ownerUuid: null, permissions: USER_PERMISSIONS };
-  const project = await svc.app.get(ProjectService).create(actor, { name: 'Bench project' });
-  const { tasks } = await svc.app.get(TaskService).createTasks(actor, {
-    projectUuid: project.uuid,
-    tasks: [{ title: 'Benchmark task', description: 'Read over and over', acceptanceCriteriaItems: [{ description: 'It is fast' }] }],
-  });
-  return { key, taskUuid: tasks[0].uuid };
+/** Sum of measured slices of one arm. */
+class Arm {
+  requests = 0;
+  errors = 0;
+  firstError: string | null = null;
+  seconds = 0;
+  latencies: number[] = [];
+  serverTicks = 0;
+  dbTicks = 0;
+  loadCpuUs = 0;
+  responseBytes = 0;
+  /** Machine ticks during the slices: all, busy in processes outside the benchmark, steal. */
+  machineAll = 0;
+  foreignBusy = 0;
+  steal = 0;
+
+  constructor(
+    readonly name: ArmName,
+    readonly pid: number,
+    readonly shape: Shape,
+  ) {}
+
+  add(r: LoadResult, serverTicks: number, dbTicks: number): void {
+    this.requests += r.requests;
+    this.errors += r.errors;
+    this.firstError ??= r.firstError;
+    this.seconds += r.seconds;
+    for (const l of r.latencies ?? []) this.latencies.push(l);
+    this.serverTicks += serverTicks;
+    this.dbTicks += dbTicks;
+    this.loadCpuUs += r.loadCpuUsPerReq * r.requests;
+    this.responseBytes = r.responseBytes;
+  }
+
+  result() {
+    const s = this.latencies.sort((a, b) => a - b);
+    const pct = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
+    const perReq = (ms: number) => round(ms / Math.max(1, this.requests), 3);
+    return {
+      requests: this.requests,
+      errors: this.errors,
+      firstError: this.firstError,
+      rps: round(this.requests / this.seconds, 0),
+      p50ms: round(pct(50)),
+      p99ms: round(pct(99)),
+      serverCpuMsPerReq: perReq(this.serverTicks * TICK_MS),
+      dbCpuMsPerReq: perReq(this.dbTicks * TICK_MS),
+      loadCpuMsPerReq: perReq(this.loadCpuUs / 1000),
+      responseBytes: this.responseBytes,
+      /** Share of the machine's CPU used by processes outside the benchmark while this arm ran (and steal). */
+      foreignCpuPct: round((100 * this.foreignBusy) / Math.max(1, this.machineAll), 1),
+      stealPct: round((100 * this.steal) / Math.max(1, this.machineAll), 1),
+    };
+  }
 }
 
-const line = (label: string, r: Phase): string =>
-  `${label.padEnd(30)} ${String(r.rps).padStart(8)} req/s  p50 ${String(r.p50ms).padStart(6)} ms  p99 ${String(r.p99ms).padStart(6)} ms  ` +
-  `CPU µs/req: server ${String(r.serverCpuUsPerReq).padStart(4)}, load ${String(r.loadCpuUsPerReq).padStart(4)}, db ${String(r.dbCpuUsPerReq ?? '-').padStart(4)}  ` +
-  `(${r.requests} requests, ${r.errors} errors)`;
+/** The PostgreSQL backends serving the benchmark's database (ours' pool), for their CPU. */
+async function dbBackends(ds: DataSource): Promise<number[]> {
+  const rows: Array<{ pid: number }> = await ds.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+  return rows.map((r) => Number(r.pid));
+}
+
+async function api<T>(base: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ data: T; res: Response }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return { data: (JSON.parse(text) as { data: T }).data, res };
+}
+
+/** A company and user in the database; over REST: a project, one task with a criterion, an agent and key per preset. */
+async function seed(ds: DataSource, base: string): Promise<{ keys: Record<string, string>; projectUuid: string; taskUuid: string }> {
+  const admin = new IdentityAdminService(ds);
+  const company = await admin.createCompany('Bench');
+  const email = `bench-${company.uuid}@example.test`;
+  await admin.createUser({ companyUuid: company.uuid, email, name: 'Bench', password: 'bench-password' });
+  const { res } = await api(base, 'POST', '/api/auth/login', { email, password: 'bench-password' }, {});
+  const cookie = /svc_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0];
+  if (!cookie) throw new Error('login set no session cookie');
+  const { data: project } = await api<{ uuid: string }>(base, 'POST', '/api/projects', { name: 'Bench project' }, { cookie });
+  const { data: created } = await api<{ tasks: Array<{ uuid: string }> }>(
+    base,
+    'POST',
+    `/api/projects/${project.uuid}/tasks`,
+    { tasks: [{ title: 'Benchmark task', description: 'Read over and over', acceptanceCriteriaItems: [{ description: 'It is fast' }] }] },
+    { cookie },
+  );
+  const keys: Record<string, string> = {};
+  for (const preset of new Set([...PRESETS])) {
+    const { data: agent } = await api<{ uuid: string }>(base, 'POST', '/api/agents', { name: `Bench ${preset}`, preset }, { cookie });
+    const { data: key } = await api<{ key: string }>(base, 'POST', `/api/agents/${agent.uuid}/keys`, { name: 'bench' }, { cookie });
+    keys[preset] = key.key;
+  }
+  return { keys, projectUuid: project.uuid, taskUuid: created.tasks[0].uuid };
+}
+
+/** One request, checked: 200 and no JSON-RPC error or tool error; the parsed body. */
+async function once(s: Shape): Promise<{ result: Record<string, unknown> }> {
+  const res = await fetch(s.url, {
+    method: 'POST',
+    headers: { ...s.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: s.body,
+  });
+  const text = await res.text();
+  if (res.status !== 200 || text.includes('"error":') || text.includes('"isError":true')) throw new Error(`${s.url} ${s.body.slice(0, 120)}: ${res.status} ${text.slice(0, 400)}`);
+  return JSON.parse(text) as { result: Record<string, unknown> };
+}
+
+/** The bare server in its own process, serving the given catalogues. */
+async function startBare(catalogues: Record<string, unknown[]>): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(join(here, 'bare-mcp-server.js'), ['--bare-mcp-child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare server exited (${code})`)));
+    child.on('message', (m: { ready?: boolean; url?: string }) => {
+      if (m.ready) child.send({ catalogues });
+      else if (m.url) resolve(m.url);
+    });
+  });
+  return { url, child };
+}
+
+/** A CPU profile of one process over one load run (bench/lib/profiler.ts on its side). */
+async function profileArm(child: ChildProcess, load: Load, s: Shape, file: string): Promise<{ file: string; requests: number; cpuMsPerReq: number; summary: ProfileSummary }> {
+  const reply = (key: string) => new Promise<void>((resolve) => {
+    const on = (m: Record<string, unknown>) => {
+      if (key in m) {
+        child.off('message', on);
+        resolve();
+      }
+    };
+    child.on('message', on);
+  });
+  const started = reply('profiling');
+  child.send({ profile: 'start' });
+  await started;
+  const t0 = ticks(child.pid!);
+  const r = await load.run(s, PROFILE_MS, false);
+  const cpuUs = (ticks(child.pid!) - t0) * TICK_MS * 1000;
+  const stopped = reply('profiled');
+  child.send({ profile: 'stop', file });
+  await stopped;
+  return { file, requests: r.requests, cpuMsPerReq: round(cpuUs / 1000 / Math.max(1, r.requests), 3), summary: summarize(file, r.requests, cpuUs) };
+}
+
+const fmt = (label: string, r: ReturnType<Arm['result']>): string =>
+  `  ${label.padEnd(6)} ${String(r.rps).padStart(6)} req/s  p50 ${String(r.p50ms).padStart(6)} ms  p99 ${String(r.p99ms).padStart(6)} ms  ` +
+  `CPU ms/req: server ${r.serverCpuMsPerReq.toFixed(3)}, db ${r.dbCpuMsPerReq.toFixed(3)}, load ${r.loadCpuMsPerReq.toFixed(3)}  ` +
+  `${r.responseBytes} B/resp  (${r.requests} requests, ${r.errors} errors${r.firstError ? `: ${r.firstError.slice(0, 200)}` : ''}; ` +
+  `other processes ${r.foreignCpuPct} % of the machine, steal ${r.stealPct} %)`;
 
 async function main(): Promise<void> {
-  const logger = pino({ level: LOG_LEVEL });
-  const dataDir = process.env.DATABASE_URL ? null : mkdtempSync(join(tmpdir(), 'svc-bench-mcp-'));
-  // One key drives the whole load: the per-key rate limit (MCP_RATE_LIMIT_PER_MINUTE) is off for the measurement.
-  const config = loadConfig({ PORT: '0', LOG_LEVEL, MCP_RATE_LIMIT_PER_MINUTE: '0', ...(dataDir ? { DATA_DIR: dataDir } : { DATABASE_URL: process.env.DATABASE_URL! }) });
-  const database = await openDatabase(config, logger);
-  const svc = await startService(config, logger, { database });
-  const { key, taskUuid } = await seed(svc);
-  const catalogue = svc.app.get(ToolRegistry).names();
-  // svc_get_task belongs to the tasks module; until it is registered, a comparable single-record read stands in.
-  const callTool = process.env.BENCH_TOOL ?? (catalogue.includes('svc_get_task') ? 'svc_get_task' : 'svc_get_document');
-  const callArgs = callTool === 'svc_get_task' ? { taskUuid } : await standInArgs(svc, key);
-  const load = new Load(await dbCpuSampler(svc));
-  const ours = { url: `${svc.url}/api/mcp`, headers: { authorization: `Bearer ${key}` } };
-  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
-
+  if (process.env.BENCH_WAIT_QUIET_S) {
+    const s = Number(process.env.BENCH_WAIT_QUIET_S);
+    console.log(`waiting for the load average to stay below 1.5 for ${s} s (at most ${process.env.BENCH_WAIT_MAX_S ?? 1800} s)…`);
+    if (!(await waitQuiet(s, Number(process.env.BENCH_WAIT_MAX_S ?? 1800)))) console.log('the machine did not get quiet: running anyway');
+  }
   const loadBefore = loadavg().map((x) => round(x));
-  console.log(
-    `MCP benchmark: ${CLIENTS} concurrent keep-alive clients, ${DURATION_MS / 1000} s per phase after ${WARMUP_MS / 1000} s warm-up, node ${process.version}, LOG_LEVEL=${LOG_LEVEL}, load average ${loadBefore.join(' ')}`,
-  );
-  console.log(`ours: POST /api/mcp, admin_agent key, ${catalogue.length} tools listed; tool call ${callTool}`);
-  const oursList = await load.run(ours.url, ours.headers, list);
-  console.log(line('ours  tools/list', oursList));
-  const oursCall = await load.run(ours.url, ours.headers, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: callTool, arguments: callArgs } });
-  console.log(line(`ours  tools/call ${callTool}`, oursCall));
+  const startedAt = new Date().toISOString();
+  const logger = pino({ level: 'warn' });
+  const { db, url: dbUrl, cleanup } = await scratchDatabase(logger, 'mcp');
+  const server = await startServiceProcess({
+    env: { DATABASE_URL: dbUrl, LOG_LEVEL, MCP_RATE_LIMIT_PER_MINUTE: '0' },
+    onLine: (line, stream) => {
+      if (stream === 'stderr') console.error(line);
+    },
+  });
+  const load = new Load();
+  let bare: { url: string; child: ChildProcess } | null = null;
+  try {
+    const seeded = await seed(db.dataSource, server.url);
+    const ourUrl = `${server.url}/api/mcp`;
+    const ourAuth = (preset: string) => ({ authorization: `Bearer ${seeded.keys[preset]}` });
+    // The catalogue the bare server serves: the product's own tools/list answer for each preset.
+    const catalogues: Record<string, unknown[]> = {};
+    for (const preset of PRESETS) {
+      const { result } = await once(shape('2025-11-25', ourUrl, ourAuth(preset), 'tools/list', {}));
+      catalogues[preset] = result.tools as unknown[];
+    }
+    bare = await startBare(catalogues);
+    const bareUrl = (preset: string) => `${bare!.url}/${preset}`;
+    const callArgs: Record<string, unknown> =
+      CALL_TOOL === 'svc_get_task' ? { taskUuid: seeded.taskUuid } : CALL_TOOL === 'svc_get_project' ? { projectUuid: seeded.projectUuid } : JSON.parse(process.env.BENCH_TOOL_ARGS ?? '{}');
 
-  const bare: Record<string, { description: string; toolsList: Phase; toolsCall: Phase }> = {};
-  for (const mode of BARE_MODES) {
-    const server = await startBareMcpServer(mode);
-    console.log(`bare/${mode}: ${BARE_DESCRIPTION[mode]}`);
-    const toolsList = await load.run(server.url, {}, list);
-    console.log(line(`bare/${mode} tools/list`, toolsList));
-    const toolsCall = await load.run(server.url, {}, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: TRIVIAL_TOOL, arguments: {} } });
-    console.log(line(`bare/${mode} tools/call ${TRIVIAL_TOOL}`, toolsCall));
-    await server.close();
-    bare[mode] = { description: BARE_DESCRIPTION[mode], toolsList, toolsCall };
-  }
-  load.kill();
-  await svc.stop();
-  await database.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    interface Scenario {
+      id: string;
+      era: Era;
+      label: string;
+      kind: 'list' | 'call';
+      ours: Shape;
+      bare: Shape;
+    }
+    const scenarios: Scenario[] = [];
+    for (const era of ERAS) {
+      if (SCENARIOS.includes('list')) {
+        for (const preset of PRESETS) {
+          scenarios.push({
+            id: `${era} tools/list ${preset}`,
+            era,
+            kind: 'list',
+            label: `tools/list ${preset} (${catalogues[preset].length} tools; bare ${catalogues[preset].length} + echo)`,
+            ours: shape(era, ourUrl, ourAuth(preset), 'tools/list', {}),
+            bare: shape(era, bareUrl(preset), {}, 'tools/list', {}),
+          });
+        }
+      }
+      if (SCENARIOS.includes('call')) {
+        scenarios.push({
+          id: `${era} tools/call`,
+          era,
+          kind: 'call',
+          label: `tools/call ours ${CALL_TOOL} (${PRESETS[0]} key) vs bare echo`,
+          ours: shape(era, ourUrl, ourAuth(PRESETS[0]), 'tools/call', { name: CALL_TOOL, arguments: callArgs }),
+          bare: shape(era, bareUrl(PRESETS[0]), {}, 'tools/call', { name: ECHO_TOOL.name, arguments: { text: 'hello from the bench' } }),
+        });
+      }
+    }
+    // Every request shape answers once, correctly, before anything is measured; both lists match but for echo.
+    for (const sc of scenarios) {
+      const [o, b] = [await once(sc.ours), await once(sc.bare)];
+      if (sc.kind === 'list') {
+        const [on, bn] = [(o.result.tools as unknown[]).length, (b.result.tools as unknown[]).length];
+        if (bn !== on + 1) throw new Error(`${sc.id}: ours lists ${on} tools, bare ${bn} (expected ${on} + echo)`);
+      }
+    }
 
-  const ratios: Record<string, unknown> = {};
-  for (const [mode, b] of Object.entries(bare)) {
-    const r = {
-      toolsListRps: round(oursList.rps / b.toolsList.rps),
-      toolsListP99: round(oursList.p99ms / b.toolsList.p99ms),
-      toolsCallRps: round(oursCall.rps / b.toolsCall.rps),
-      toolsCallP99: round(oursCall.p99ms / b.toolsCall.p99ms),
-      toolsListCpu: round(oursList.serverCpuUsPerReq / b.toolsList.serverCpuUsPerReq),
-      toolsCallCpu: round(oursCall.serverCpuUsPerReq / b.toolsCall.serverCpuUsPerReq),
-    };
-    const targets = {
-      toolsListRpsAtLeast0_7: r.toolsListRps >= 0.7,
-      toolsListP99AtMost20ms: oursList.p99ms <= 20,
-      toolsCallRpsAtLeast0_5: r.toolsCallRps >= 0.5,
-      noErrors: oursList.errors + oursCall.errors === 0,
-    };
-    ratios[mode] = { ...r, targets };
-    console.log(`ours/bare(${mode})${mode === 'sdk' ? ' [the issue\'s baseline]' : ''}: tools/list req/s ×${r.toolsListRps} (target ≥ 0.7), p99 ${oursList.p99ms} ms (target ≤ 20); ${callTool}/${TRIVIAL_TOOL} req/s ×${r.toolsCallRps} (target ≥ 0.5)`);
+    console.log(
+      `MCP benchmark ${startedAt}: ${CLIENTS} keep-alive clients; per scenario and arm ${WARMUP_MS / 1000} s warm-up, then ${SLICES} × ${SLICE_MS / 1000} s slices alternating ours/bare; ` +
+        `node ${process.version}, ${cpus().length} CPUs, load average before ${loadBefore.join(' ')}; our LOG_LEVEL=${LOG_LEVEL}, MCP_RATE_LIMIT_PER_MINUTE=0; DB ${process.env.DATABASE_URL ? 'scratch database on DATABASE_URL' : 'embedded PostgreSQL'}`,
+    );
+    if (loadBefore[0] > 1.5) console.log(`WARNING: load average ${loadBefore[0]} > 1.5 before the run: the machine is busy, these numbers are not valid results`);
+    console.log(`ours: POST /api/mcp, pid ${server.child.pid}; bare: v2 SDK on node:http, pid ${bare.child.pid}`);
+
+    const results: Array<{ id: string; era: Era; kind: string; label: string; ours: ReturnType<Arm['result']>; bare: ReturnType<Arm['result']>; ratios: Record<string, number>; targets: Record<string, boolean> }> = [];
+    for (const sc of scenarios) {
+      const arms: Record<ArmName, Arm> = { ours: new Arm('ours', server.child.pid!, sc.ours), bare: new Arm('bare', bare.child.pid!, sc.bare) };
+      for (const a of Object.values(arms)) await load.run(a.shape, WARMUP_MS, false);
+      for (let i = 0; i < SLICES; i++) {
+        const order: ArmName[] = i % 2 === 0 ? ['ours', 'bare'] : ['bare', 'ours'];
+        for (const name of order) {
+          const a = arms[name];
+          const pids = await dbBackends(db.dataSource);
+          const sum = (ps: number[]) => ps.reduce((t, p) => t + ticks(p), 0);
+          // Everything of the benchmark's own: both servers, the load process, this process, our database backends.
+          const own = [server.child.pid!, bare.child.pid!, load.child.pid!, process.pid];
+          const [s0, d0, o0, m0] = [ticks(a.pid), sum(pids), sum(own), machineTicks()];
+          const r = await load.run(a.shape, SLICE_MS, true);
+          const [s1, d1, o1, m1] = [ticks(a.pid), sum(pids), sum(own), machineTicks()];
+          a.add(r, s1 - s0, name === 'ours' ? d1 - d0 : 0);
+          a.machineAll += m1.all - m0.all;
+          a.steal += m1.steal - m0.steal;
+          a.foreignBusy += Math.max(0, m1.busy - m0.busy - (o1 - o0) - (d1 - d0));
+        }
+      }
+      const [o, b] = [arms.ours.result(), arms.bare.result()];
+      const ratios = { rps: round(o.rps / b.rps), p50: round(o.p50ms / b.p50ms), p99: round(o.p99ms / b.p99ms), serverCpu: round(o.serverCpuMsPerReq / b.serverCpuMsPerReq) };
+      const targets: Record<string, boolean> =
+        sc.kind === 'list' ? { rpsAtLeast1_0: ratios.rps >= 1.0, p99AtMost1_2: ratios.p99 <= 1.2, noErrors: o.errors + b.errors === 0 } : { rpsAtLeast0_5: ratios.rps >= 0.5, noErrors: o.errors + b.errors === 0 };
+      results.push({ id: sc.id, era: sc.era, kind: sc.kind, label: sc.label, ours: o, bare: b, ratios, targets });
+      console.log(`${sc.era} ${sc.label}`);
+      console.log(fmt('ours', o));
+      console.log(fmt('bare', b));
+      const met = Object.entries(targets).map(([k, v]) => `${k} ${v ? 'met' : 'MISSED'}`).join(', ');
+      console.log(`  ours/bare: req/s ×${ratios.rps}, p50 ×${ratios.p50}, p99 ×${ratios.p99}, server CPU ×${ratios.serverCpu} — ${met}`);
+    }
+
+    const profiles: Array<{ id: string; arm: ArmName; file: string; requests: number; cpuMsPerReq: number; summary: ProfileSummary }> = [];
+    if (PROFILE) {
+      const dir = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'svc-bench-mcp-prof-'));
+      mkdirSync(dir, { recursive: true });
+      for (const sc of scenarios) {
+        for (const [arm, child, s] of [['ours', server.child, sc.ours], ['bare', bare.child, sc.bare]] as const) {
+          const file = join(dir, `${arm}-${sc.id.replace(/[^A-Za-z0-9_-]+/g, '_')}.cpuprofile`);
+          const p = await profileArm(child, load, s, file);
+          profiles.push({ id: sc.id, arm, ...p });
+          console.log(formatSummary(`${arm} ${sc.id} (${file})`, p.summary, p.requests));
+        }
+      }
+    }
+    const loadAfter = loadavg().map((x) => round(x));
+    console.log(`load average after ${loadAfter.join(' ')}`);
+    console.log(
+      JSON.stringify({
+        startedAt,
+        node: process.version,
+        cpus: cpus().length,
+        clients: CLIENTS,
+        slices: SLICES,
+        sliceS: SLICE_MS / 1000,
+        warmupS: WARMUP_MS / 1000,
+        logLevel: LOG_LEVEL,
+        callTool: CALL_TOOL,
+        loadAverage: { before: loadBefore, after: loadAfter },
+        results,
+        profiles: profiles.map((p) => ({ id: p.id, arm: p.arm, file: p.file, requests: p.requests, cpuMsPerReq: p.cpuMsPerReq, areas: p.summary.areas })),
+      }),
+    );
+  } finally {
+    load.kill();
+    bare?.child.kill();
+    await server.stop();
+    await cleanup();
   }
-  console.log(
-    JSON.stringify({
-      node: process.version,
-      clients: CLIENTS,
-      durationS: DURATION_MS / 1000,
-      warmupS: WARMUP_MS / 1000,
-      logLevel: LOG_LEVEL,
-      loadAverage: { before: loadBefore, after: loadavg().map((x) => round(x)) },
-      ours: { toolsListed: catalogue.length, callTool, toolsList: oursList, toolsCall: oursCall },
-      bare,
-      ratios,
-    }),
-  );
   process.exit(0);
-}
-
-/** Arguments for the stand-in read: a document created through the tool endpoint itself. */
-async function standInArgs(svc: RunningService, key: string): Promise<Record<string, unknown>> {
-  const rpc = async (method: string, params: unknown) => {
-    const res = await fetch(`${svc.url}/api/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return JSON.parse(((await res.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text);
-  };
-  const projects = await svc.database.dataSource.query(`SELECT uuid FROM project LIMIT 1`);
-  const doc = await rpc('tools/call', { name: 'svc_pm_create_document', arguments: { projectUuid: projects[0].uuid, type: 'spec', title: 'Bench', content: 'Body' } });
-  return { documentUuid: doc.uuid };
 }
 
 void main().catch((err) => {

@@ -3,15 +3,18 @@
  * notifications.ts, bench/soak.ts). Configured by its environment (DATABASE_URL, LOG_LEVEL, …; PORT is always 0);
  * logs JSON lines to stdout like the shipped service. IPC: reports `{url}` when listening; "stop" stops it and exits;
  * `{mem: true}` answers `{mem: {rss, heapUsed, heapTotal, external, cpuUs, loopDelayP99Ms}}` — after a full GC when
- * started with --expose-gc; `loopDelayP99Ms` is the event-loop delay p99 since the previous sample.
+ * started with --expose-gc; `loopDelayP99Ms` is the event-loop delay p99 since the previous sample; `{profile: 'start'}`
+ * and `{profile: 'stop', file}` record a CPU profile of a window (bench/lib/profiler.ts).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../src/config/config.js';
 import { startService } from '../src/bootstrap.js';
 import { createLogger } from '../src/shared/logging/logger.js';
+import { installProfilerIpc } from './lib/profiler.js';
 
 const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
 const service = await startService(config, createLogger(config.logLevel));
+installProfilerIpc();
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
 process.send?.({ url: service.url });
