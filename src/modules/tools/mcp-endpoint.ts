@@ -80,8 +80,8 @@ function invalidParams(body: unknown, modern: boolean): Record<string, unknown> 
 export interface McpCaller {
   ctx: ToolContext;
   narrowing: ToolNarrowing;
-  /** Set by the tools/list handler: the serialized tool list its answer's placeholder stands for. */
-  listedJson?: string;
+  /** Set by the tools/list handler: the serialized tool list (UTF-8) its answer's placeholder stands for. */
+  listed?: Buffer;
 }
 
 /**
@@ -90,15 +90,18 @@ export interface McpCaller {
  * every request: ≈ 0.5 ms of CPU, BENCHMARKS.md "MCP"). The SDK still builds, checks and frames the answer.
  */
 export const LIST_PLACEHOLDER = { name: 'svc-listed-tools-7d1c2b9e-5a44-4c0e-9f3e-1b6a8e2f0c57', inputSchema: { type: 'object' as const } };
-const LIST_PLACEHOLDER_JSON = JSON.stringify([LIST_PLACEHOLDER]);
+const LIST_PLACEHOLDER_BYTES = Buffer.from(JSON.stringify([LIST_PLACEHOLDER]));
 
-/** The SDK's answer with the prepared list in place of the placeholder (re-serialized if it is not found verbatim). */
-export function spliceListed(text: string, listedJson: string): string {
-  const at = text.indexOf(LIST_PLACEHOLDER_JSON);
-  if (at >= 0) return text.slice(0, at) + listedJson + text.slice(at + LIST_PLACEHOLDER_JSON.length);
-  const message = JSON.parse(text) as { result?: { tools?: unknown } };
-  if (message.result?.tools) message.result.tools = JSON.parse(listedJson) as unknown;
-  return JSON.stringify(message);
+/**
+ * The SDK's answer with the prepared list in place of the placeholder, as the chunks to write (the list's bytes are
+ * not copied); re-serialized if the placeholder is not found verbatim.
+ */
+export function spliceListed(answer: Buffer, listed: Buffer): Buffer[] {
+  const at = answer.indexOf(LIST_PLACEHOLDER_BYTES);
+  if (at >= 0) return [answer.subarray(0, at), listed, answer.subarray(at + LIST_PLACEHOLDER_BYTES.length)];
+  const message = JSON.parse(answer.toString('utf8')) as { result?: { tools?: unknown } };
+  if (message.result?.tools) message.result.tools = JSON.parse(listed.toString('utf8')) as unknown;
+  return [Buffer.from(JSON.stringify(message))];
 }
 
 declare module 'express-serve-static-core' {
@@ -202,7 +205,7 @@ export class McpEndpoint implements OnModuleDestroy {
     const response = legacy
       ? await this.serveLegacy(request, body, caller, authInfo)
       : await this.modern.fetch(request, { parsedBody: body, authInfo });
-    await writeResponse(response, res, caller.listedJson);
+    await writeResponse(response, res, caller.listed);
   }
 
   /**
@@ -241,7 +244,7 @@ export class McpEndpoint implements OnModuleDestroy {
       // This server issues no cursors: the whole permitted list is one page.
       if (request.params?.cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
       const list = this.registry.list(ctx.actor.permissions, narrowing);
-      caller.listedJson = list.json;
+      caller.listed = list.bytes;
       if (list.unknown.length === 0) return { tools: [LIST_PLACEHOLDER] };
       return { tools: [LIST_PLACEHOLDER], _meta: { warnings: list.unknown.map((n) => `X-MCP-Tools names an unknown tool: ${n}`) } };
     });
@@ -272,12 +275,16 @@ function writeJson(res: ServerResponse, message: Record<string, unknown>): void 
 }
 
 /** Copies the SDK's answer to the socket in one write, with its length (and a tools/list's prepared list spliced in). */
-async function writeResponse(response: Response, res: ServerResponse, listedJson: string | undefined): Promise<void> {
-  const body = listedJson === undefined ? Buffer.from(await response.arrayBuffer()) : Buffer.from(spliceListed(await response.text(), listedJson));
+async function writeResponse(response: Response, res: ServerResponse, listed: Buffer | undefined): Promise<void> {
+  const answer = Buffer.from(await response.arrayBuffer());
+  const chunks = listed === undefined ? [answer] : spliceListed(answer, listed);
   res.statusCode = response.status;
   response.headers.forEach((value, name) => {
     if (name !== 'content-length' && name !== 'transfer-encoding') res.setHeader(name, value);
   });
-  res.setHeader('Content-Length', body.length);
-  res.end(body);
+  res.setHeader('Content-Length', chunks.reduce((n, c) => n + c.length, 0));
+  // Corked: headers and every chunk leave in one write (end() uncorks).
+  res.cork();
+  for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i]);
+  res.end(chunks[chunks.length - 1]);
 }

@@ -65,8 +65,8 @@ export interface ToolList {
   unknown: string[];
   /** The names listed, for the call check. */
   names: ReadonlySet<string>;
-  /** `JSON.stringify(tools)`, computed once. */
-  json: string;
+  /** `JSON.stringify(tools)` as UTF-8, computed once. */
+  bytes: Buffer;
 }
 
 /** Cached lists per permission set and narrowing; a header value an agent invents cannot grow it without bound. */
@@ -161,7 +161,7 @@ export class ToolRegistry implements OnModuleInit {
         .filter((t) => (t.permission === null || permissions.has(t.permission)) && (!narrowing.readOnly || t.readOnly) && (only === null || only.has(t.name)))
         .map((t) => t.descriptor);
       const unknown = only === null ? [] : [...only].filter((n) => !this.byName.has(n));
-      entry = { tools, unknown, names: new Set(tools.map((t) => t.name)), json: JSON.stringify(tools) };
+      entry = { tools, unknown, names: new Set(tools.map((t) => t.name)), bytes: Buffer.from(JSON.stringify(tools)) };
       if (this.listCache.size >= MAX_CACHED_LISTS) this.listCache.clear();
       this.listCache.set(key, entry);
     }
