@@ -200,7 +200,7 @@ describe('tool endpoint transport (e2e)', () => {
     await client.close();
   });
 
-  it('serves POST ahead of the router with the request id, CORS, the access log line and the latency metric', async () => {
+  it('serves POST through the controller with the request id, CORS, the access log line and the latency metric', async () => {
     const auth0 = await app.get(CredentialResolver).resolveApiKey(key);
     const res = await rpc(app.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'svc_list_projects', arguments: {} } }, { ...auth(), 'x-request-id': 'mcp-fast-path-1' });
     expect(res.status).toBe(200);
