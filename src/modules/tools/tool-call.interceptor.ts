@@ -9,10 +9,9 @@ import { TOOL_METADATA, type ToolOptions } from './tool.metadata.js';
 
 /**
  * Around every permitted tool call: renders the method's record as the tool result (compact JSON text, capped; the
- * same object as `structuredContent` when the tool publishes an output schema), and
- * records the call — the `svc_mcp_tool_calls_total` / duration metrics and one `tool call` log line with the outcome.
- * Refusals thrown by the argument pipe or the method pass through here as errors (outcome `error`) on their way to
- * the tool exception filter.
+ * same object as `structuredContent` when the tool publishes an output schema), and records the call: the
+ * `svc_mcp_tool_calls_total` / duration metrics and one `tool call` log line with the outcome. Refusals thrown by the
+ * argument pipe or the method pass through here as errors (outcome `error`) on their way to the tool exception filter.
  */
 @Injectable()
 export class ToolCallInterceptor implements NestInterceptor<unknown, CallResult> {
@@ -33,7 +32,7 @@ export class ToolCallInterceptor implements NestInterceptor<unknown, CallResult>
       this.logger.info({ tool: name, outcome, durationMs: Math.round(seconds * 1e4) / 10 }, 'tool call');
     };
     return next.handle().pipe(
-      map((record: unknown) => toCallResult(record, structured)),
+      map((value: unknown) => toCallResult(value, structured)),
       tap({ complete: () => record('ok'), error: () => record('error') }),
     );
   }
