@@ -53,6 +53,7 @@ import { formatSummary, summarize, type ProfileSummary } from './lib/profile-sum
 import { scratchDatabase } from './lib/scratch-db.js';
 import { startServiceProcess } from './lib/service-process.js';
 import { round } from './lib/stats.js';
+import { api } from './lib/rest.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const SLICES = Number(process.env.BENCH_SLICES ?? 6);
@@ -199,17 +200,6 @@ class Arm {
 async function dbBackends(ds: DataSource): Promise<number[]> {
   const rows: Array<{ pid: number }> = await ds.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
   return rows.map((r) => Number(r.pid));
-}
-
-async function api<T>(base: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ data: T; res: Response }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return { data: (JSON.parse(text) as { data: T }).data, res };
 }
 
 /** A company and user in the database; over REST: a project, one task with a criterion, an agent and key per preset. */

@@ -45,6 +45,7 @@ import { startServiceProcess, type ServiceProcess } from './lib/service-process.
 import { Histogram, linearFit, mean, pct, round, sleep } from './lib/stats.js';
 import type { DriveConfig, DriveResult } from './soak-drive.js';
 import type { StreamsResult } from './soak-streams.js';
+import { api } from './lib/rest.js';
 
 const num = (name: string, def: number): number => {
   const v = process.env[name];
@@ -135,17 +136,6 @@ class Helper {
   kill(): void {
     if (this.proc.exitCode === null) this.proc.kill();
   }
-}
-
-async function api<T>(base: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ data: T; res: Response }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return { data: (JSON.parse(text) as { data: T }).data, res };
 }
 
 interface Seeded {
