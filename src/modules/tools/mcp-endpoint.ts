@@ -20,6 +20,7 @@ import { McpHttpError } from './mcp-errors.js';
 import { NO_NARROWING, ToolRegistry, type ToolNarrowing } from './tool-registry.js';
 import { UnknownToolError } from './tool-errors.js';
 import type { ToolContext } from './tool.metadata.js';
+import { isPlainObject } from './tool-arguments.js';
 
 const SERVER_INFO = { name: 'svc', title: 'svc: ideas, proposals, tasks and documents', version: '1.0.0' };
 /** Bodies over 1 MiB answer 413 (platform.md §4). */
@@ -58,10 +59,6 @@ const REQUEST_SCHEMAS = new Map<string, StandardSchema>([
  * schemas must not turn them into a 200 -32602 first.
  */
 const LEGACY_ONLY_METHODS = new Set(['initialize', 'ping']);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The -32602 answer to a request whose params its method's schema refuses, else null. */
 function invalidParams(body: unknown, modern: boolean): Record<string, unknown> | null {

@@ -24,7 +24,7 @@ const VALIDATE: ValidatorOptions = {
   validationError: { target: false, value: true },
 };
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** class-validator messages start with the property name (or "property <name>"); the path already says it. */
 function withoutName(message: string, property: string): string {

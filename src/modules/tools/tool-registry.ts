@@ -60,12 +60,11 @@ export const NO_NARROWING: ToolNarrowing = { only: null, readOnly: false };
 
 /** A tools/list answer prepared for one permission set and narrowing. */
 export interface ToolList {
-  tools: ToolDescriptor[];
   /** Names in `X-MCP-Tools` that are no tool of the catalogue. */
   unknown: string[];
   /** The names listed, for the call check. */
   names: ReadonlySet<string>;
-  /** `JSON.stringify(tools)` as UTF-8, computed once. */
+  /** The listed tools' descriptors as JSON (UTF-8), serialized once. */
   bytes: Buffer;
 }
 
@@ -161,7 +160,7 @@ export class ToolRegistry implements OnModuleInit {
         .filter((t) => (t.permission === null || permissions.has(t.permission)) && (!narrowing.readOnly || t.readOnly) && (only === null || only.has(t.name)))
         .map((t) => t.descriptor);
       const unknown = only === null ? [] : [...only].filter((n) => !this.byName.has(n));
-      entry = { tools, unknown, names: new Set(tools.map((t) => t.name)), bytes: Buffer.from(JSON.stringify(tools)) };
+      entry = { unknown, names: new Set(tools.map((t) => t.name)), bytes: Buffer.from(JSON.stringify(tools)) };
       if (this.listCache.size >= MAX_CACHED_LISTS) this.listCache.clear();
       this.listCache.set(key, entry);
     }
