@@ -2,11 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import { StreamService } from '../../src/modules/realtime/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { HttpClient } from '../utils/http.js';
+import { commitChange, commitFrame } from '../utils/stream-frames.js';
 import { World } from '../utils/world.js';
 
 const CLIENT = readFileSync(new URL('../../client/realtime.js', import.meta.url), 'utf8');
@@ -65,8 +65,7 @@ describe('browser client module in headless Chromium', () => {
     expect(res.status).toBe(201);
   };
 
-  const publishChange = () =>
-    app.get(EventBus).publish('change', { companyUuid, projectUuid: randomUUID(), entityType: 'task', entityUuid: randomUUID(), action: 'updated' });
+  const publishChange = () => commitChange(app, { companyUuid, projectUuid: randomUUID(), entityType: 'task', entityUuid: randomUUID(), action: 'updated' });
 
   it('refreshes once, 500 ms or a little more after the last event of a burst of ten mutations', async () => {
     let last = 0;
@@ -89,7 +88,7 @@ describe('browser client module in headless Chromium', () => {
   });
 
   it('reads the initial count and follows notification frames', async () => {
-    app.get(EventBus).publish('notification', { recipientType: 'user', recipientUuid: userUuid, frame: { type: 'count_update', unreadCount: 4 } });
+    await commitFrame(app, { recipientType: 'user', recipientUuid: userUuid, frame: { type: 'count_update', unreadCount: 4 } });
     await page.waitForFunction(() => (window as any).frames.length >= 1, undefined, { timeout: 3000 });
     expect(await page.evaluate(() => (window as any).frames)).toEqual([{ type: 'count_update', unreadCount: 4 }]);
     expect(await page.evaluate(() => (window as any).counts)).toContain(4);
@@ -130,7 +129,7 @@ describe('browser client module in headless Chromium', () => {
     for (let i = 0; i < 100 && hub.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(hub.size).toBe(0);
     const before: number = await page.evaluate(() => (window as any).refreshes.length);
-    publishChange();
+    await publishChange();
     await new Promise((r) => setTimeout(r, 700));
     expect(await page.evaluate(() => (window as any).refreshes.length)).toBe(before);
   });
