@@ -14,8 +14,9 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
 import { startService, type RunningService } from '../src/bootstrap.js';
 import { USER_PERMISSIONS, type Actor } from '../src/shared/auth/actor.js';
+import { StreamLog } from '../src/shared/stream-log/stream-log.js';
 import { TransactionRunner } from '../src/shared/database/transaction-runner.js';
-import { BUS_EVENTS, type RealtimeEvent } from '../src/shared/event-bus/events.js';
+import { BUS_EVENTS, type DeliveryMeta, type RealtimeEvent } from '../src/shared/event-bus/events.js';
 import { NatsEventBus } from '../src/shared/event-bus/nats-event-bus.js';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
 import { StreamService } from '../src/modules/realtime/index.js';
@@ -45,9 +46,13 @@ async function start(msg: StartMsg): Promise<{ url: string; cookie: string | nul
     return { url: raw.url, cookie: null };
   }
   const logger = pino({ level: 'warn' });
-  svc = await startService(loadConfig({ PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: msg.databaseUrl, ...(msg.natsUrl ? { NATS_URL: msg.natsUrl, BUS_SUBJECT_PREFIX: 'bench' } : {}) }), logger);
+  svc = await startService(loadConfig({ PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: msg.databaseUrl, SSE_MAX_STREAMS_PER_USER: '100000', ...(msg.natsUrl ? { NATS_URL: msg.natsUrl, BUS_SUBJECT_PREFIX: 'bench' } : {}) }), logger);
   // Prepended to the service's own listeners: it runs right after commit, before any stream is written.
-  svc.app.get(EventEmitter2).prependListener(BUS_EVENTS.change, (e: RealtimeEvent) => commits.set(e.entityUuid, process.hrtime.bigint()));
+  // Real mutations take positions too: the bench's own events continue after the highest one seen.
+  svc.app.get(EventEmitter2).prependListener(BUS_EVENTS.change, (e: RealtimeEvent, meta: DeliveryMeta) => {
+    commits.set(e.entityUuid, process.hrtime.bigint());
+    position = Math.max(position, Number(meta.position?.split('-')[1] ?? 0));
+  });
   if (svc.bus instanceof NatsEventBus) await svc.bus.waitUntilUp(5000);
   let login = msg.login;
   if (!login) {
@@ -56,6 +61,11 @@ async function start(msg: StartMsg): Promise<{ url: string; cookie: string | nul
     login = { email: `bench-${randomUUID()}@example.test`, password: 'bench-password' };
     const user = await admin.createUser({ companyUuid: company.uuid, email: login.email, name: 'Bench', password: login.password });
     actor = { type: 'user', uuid: user.uuid, companyUuid: company.uuid, name: 'Bench', ownerUuid: null, permissions: USER_PERMISSIONS };
+  }
+  if (actor) {
+    const log = svc.app.get(StreamLog);
+    epoch = await log.epoch();
+    position = (await log.heads('c', [actor.companyUuid])).get(actor.companyUuid) ?? 0;
   }
   const res = await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(login) });
   const cookie = /svc_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')![0];
@@ -81,12 +91,16 @@ async function fire(): Promise<{ id: string; t0: string }> {
   return { id, t0: commits.get(id)!.toString() };
 }
 
+/** Positions of the events put straight onto the bus: the next ones after the company's head (nothing is logged). */
+let epoch = '';
+let position = 0;
+
 /** An event straight onto the bus (ours) or the raw fan-out: what the CPU phase measures. */
 function publish(): string {
   const id = randomUUID();
   const e: RealtimeEvent = { companyUuid: actor?.companyUuid ?? projectUuid, projectUuid, entityType: 'task', entityUuid: id, action: 'updated' };
   if (raw) raw.publish(`data: ${JSON.stringify(e)}\n\n`);
-  else svc!.bus.publish('change', e);
+  else svc!.bus.publish('change', e, `${epoch}-${++position}`);
   return id;
 }
 

@@ -16,6 +16,13 @@ export class AppConfig {
   cookieSecure: boolean;
   corsOrigins: string[];
   sseHeartbeatMs: number;
+  /** Base of the per-stream `retry:` (each stream gets a value between it and twice it). */
+  sseRetryMs: number;
+  /** Open streams per user per instance. */
+  sseMaxStreamsPerUser: number;
+  /** Minimum age and minimum count of frames kept per key in the resume log (both hold). */
+  streamLogRetentionMs: number;
+  streamLogRetentionCount: number;
   publicUrl: string | null;
   /** Origin of PUBLIC_URL, when set. */
   publicOrigin: string | null;
@@ -89,6 +96,19 @@ function origin(name: string, v: string): string {
   }
 }
 
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `<duration>,<count>` (duration `500ms`, `30s`, `10m`, `1h`): minimum age and minimum count kept. */
+function retention(env: Env, name: string): [number, number] {
+  const v = value(env, name) ?? '10m,10000';
+  const m = /^(\d{1,9})(ms|s|m|h)\s*,\s*(\d{1,9})$/.exec(v);
+  const ms = m ? Number(m[1]) * DURATION_UNITS[m[2]] : NaN;
+  if (!m || ms < 1000 || ms > 7 * 24 * 3_600_000 || Number(m[3]) < 1) {
+    throw new ConfigError(name, `must be "<duration>,<count>" with a duration of 1s to 7 days (ms, s, m, h) and a count of at least 1 (got "${v}")`);
+  }
+  return [ms, Number(m[3])];
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const config = new AppConfig();
   const nodeEnv = value(env, 'NODE_ENV') ?? 'development';
@@ -115,6 +135,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     .filter((s) => s !== '')
     .map((s) => origin('CORS_ORIGINS', s));
   config.sseHeartbeatMs = integer(env, 'SSE_HEARTBEAT_MS', 30000, 10, 3_600_000);
+  config.sseRetryMs = integer(env, 'SSE_RETRY_MS', 3000, 100, 600_000);
+  config.sseMaxStreamsPerUser = integer(env, 'SSE_MAX_STREAMS_PER_USER', 64, 1, 100_000);
+  [config.streamLogRetentionMs, config.streamLogRetentionCount] = retention(env, 'STREAM_LOG_RETENTION');
   config.publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
   config.publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : null;
   config.mcpRateLimitPerMinute = integer(env, 'MCP_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000);

@@ -15,6 +15,7 @@ import { Lifecycle } from './lifecycle.js';
 import { LOGGER } from './logging/logger.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { TransactionRunner } from './database/transaction-runner.js';
+import { StreamLog } from './stream-log/stream-log.js';
 import { createValidationPipe } from './validation/validation.pipe.js';
 
 export interface CoreOptions {
@@ -55,10 +56,11 @@ export class CoreModule {
           useFactory: (host: HttpAdapterHost) => new RouteTable(() => host.httpAdapter.getInstance() as Application),
         },
         TransactionRunner,
+        StreamLog,
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
-      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable, TransactionRunner],
+      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable, TransactionRunner, StreamLog],
     };
   }
 }

@@ -1,11 +1,11 @@
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { StreamService } from '../../src/modules/realtime/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { openEventSource, openRaw } from '../utils/sse.js';
+import { commitChange, commitChanges, commitFrame } from '../utils/stream-frames.js';
 import { World } from '../utils/world.js';
 
 describe('SSE streams (e2e, real EventSource)', () => {
@@ -17,7 +17,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
   let userA: string;
 
   beforeAll(async () => {
-    app = await World.start({ env: { SSE_HEARTBEAT_MS: '200' } });
+    app = await World.start({ env: { SSE_HEARTBEAT_MS: '200', SSE_MAX_STREAMS_PER_USER: '1000' } });
     const f = new IdentityFactory(app.db.dataSource);
     const a = await f.company();
     const b = await f.company();
@@ -69,9 +69,15 @@ describe('SSE streams (e2e, real EventSource)', () => {
     expect(raw.headers['x-accel-buffering']).toBe('no');
     expect(raw.headers['content-encoding']).toBeUndefined();
     await raw.waitForText(': heartbeat\n\n', 3000);
-    // Nest's SSE stream writes one blank line before the first block (allowed by platform.md §6.2).
-    expect(raw.body().replace(/^\n/, '').startsWith(': connected\n\n')).toBe(true);
-    expect(raw.body()).not.toMatch(/^(id|event|data):/m);
+    // Nest's SSE stream writes one blank line before the first block (allowed by platform.md §6.2); then the connect
+    // block: the company's current head and this stream's retry, between SSE_RETRY_MS (3000) and twice it.
+    const blocks = raw.body().replace(/^\n/, '').split('\n\n');
+    expect(blocks[0]).toBe(': connected');
+    const connect = /^id: ([0-9a-z]+-\d+)\nretry: (\d+)$/.exec(blocks[1]);
+    expect(connect).not.toBeNull();
+    expect(Number(connect![2])).toBeGreaterThanOrEqual(3000);
+    expect(Number(connect![2])).toBeLessThan(6000);
+    expect(raw.body()).not.toMatch(/^(event|data):/m);
     raw.close();
   });
 
@@ -81,17 +87,15 @@ describe('SSE streams (e2e, real EventSource)', () => {
     const filtered = openEventSource(`${app.url}/api/events?projectUuid=${project}`, cookieA);
     const other = openEventSource(`${app.url}/api/events`, cookieB);
     await Promise.all([all.opened, filtered.opened, other.opened]);
-    const bus = app.get(EventBus);
     const inProject = event(companyA, project);
     const elsewhere = event(companyA);
-    bus.publish('change', { ...inProject, extra: 'never sent' } as RealtimeEvent);
-    bus.publish('change', elsewhere);
+    await commitChanges(app, [{ ...inProject, extra: 'never sent' } as RealtimeEvent, elsewhere]);
     const got = await all.waitFor(2);
     expect(got.map((m) => JSON.parse(m))).toEqual([inProject, elsewhere]);
     expect(Object.keys(JSON.parse(got[0]))).toEqual(['companyUuid', 'projectUuid', 'entityType', 'entityUuid', 'action']);
     expect((await filtered.waitFor(1)).map((m) => JSON.parse(m))).toEqual([inProject]);
     const marker = event(companyB);
-    bus.publish('change', marker);
+    await commitChange(app, marker);
     expect((await other.waitFor(1)).map((m) => JSON.parse(m))).toEqual([marker]);
     expect(filtered.messages).toHaveLength(1);
     for (const s of [all, filtered, other]) s.close();
@@ -101,9 +105,8 @@ describe('SSE streams (e2e, real EventSource)', () => {
     const mine = openEventSource(`${app.url}/api/events/notifications`, cookieA);
     const theirs = openEventSource(`${app.url}/api/events/notifications`, cookieB);
     await Promise.all([mine.opened, theirs.opened]);
-    const bus = app.get(EventBus);
-    bus.publish('notification', { recipientType: 'agent', recipientUuid: userA, frame: { type: 'count_update', unreadCount: 9 } });
-    bus.publish('notification', { recipientType: 'user', recipientUuid: userA, frame: { type: 'count_update', unreadCount: 3 } });
+    await commitFrame(app, { recipientType: 'agent', recipientUuid: userA, frame: { type: 'count_update', unreadCount: 9 } });
+    await commitFrame(app, { recipientType: 'user', recipientUuid: userA, frame: { type: 'count_update', unreadCount: 3 } });
     expect((await mine.waitFor(1)).map((m) => JSON.parse(m))).toEqual([{ type: 'count_update', unreadCount: 3 }]);
     await new Promise((r) => setTimeout(r, 100));
     expect(theirs.messages).toHaveLength(0);
@@ -116,12 +119,13 @@ describe('SSE streams (e2e, real EventSource)', () => {
     const raw = await openRaw(`${app.url}/api/events`, { cookie: cookieA });
     await raw.waitForText(': connected');
     const e = event(companyA);
-    app.get(EventBus).publish('change', e);
+    const position = await commitChange(app, e);
     await raw.waitForText(e.entityUuid);
     raw.close();
     const block = raw.body().split('\n\n').find((b) => b.includes('data: '))!;
-    // Until stream positions exist (issue 15), the id is Nest's per-connection counter.
-    expect(block.replace(/^\n+/, '')).toBe(`id: 1\ndata: ${JSON.stringify(e)}`);
+    // The id is the company's stream position (platform.md §6.2): `<epoch>-<n>`.
+    expect(position).toMatch(/^[0-9a-z]+-\d+$/);
+    expect(block.replace(/^\n+/, '')).toBe(`id: ${position}\ndata: ${JSON.stringify(e)}`);
   });
 
   it('writes a burst of events committed in one turn to each socket in one write, each once and in order', async () => {
@@ -144,8 +148,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
         count(this, (chunks as Array<{ chunk: unknown }>).map((c) => String(c.chunk)).join(''));
         return original._writev.call(this, chunks, ...rest);
       };
-      const bus = app.get(EventBus);
-      for (const e of burst) bus.publish('change', e);
+      await commitChanges(app, burst);
       await Promise.all(streams.map((s) => s.waitForText(burst[burst.length - 1].entityUuid)));
       Object.assign(proto, original);
       for (const s of streams) {
@@ -181,16 +184,12 @@ describe('SSE streams (e2e, real EventSource)', () => {
     socket.write(`GET /api/events HTTP/1.1\r\nHost: x\r\nCookie: ${h.cookie}\r\n\r\n`);
     await new Promise<void>((r) => socket.once('data', () => r()));
     socket.pause();
-    const bus = app.get(EventBus);
     const service = app.get(StreamService);
     // Far more than the socket buffers on both sides plus 1 MiB; the stream must be cut well before the end.
-    let sent = 0;
-    for (; sent < 200_000 && !socket.destroyed; sent++) {
-      bus.publish('change', event(c.uuid));
-      if (sent % 500 === 0) {
-        await new Promise((r) => setImmediate(r));
-        if ((await metric()) > before) break;
-      }
+    for (let sent = 0; sent < 200_000 && !socket.destroyed; sent += 500) {
+      await commitChanges(app, Array.from({ length: 500 }, () => event(c.uuid)));
+      await new Promise((r) => setImmediate(r));
+      if ((await metric()) > before) break;
     }
     expect(await metric()).toBe(before + 1);
     socket.destroy();

@@ -1,3 +1,4 @@
+import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
 import { createHash } from 'node:crypto';
 import { AgentService, AuthService } from '../../src/modules/identity/index.js';
 import { AppError, RateLimitedError } from '../../src/shared/errors/app-error.js';
@@ -44,7 +45,7 @@ describe('identity services (integration)', () => {
 
   describe('login and sessions', () => {
     it('logs in with a trimmed, lower-cased email and stores only the token hash', async () => {
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       const res = await auth.login('  ALICE@example.TEST ', 'correct horse');
       expect(res.data).toEqual({ user: { uuid: user.uuid, email: 'alice@example.test', name: 'Alice' }, company: { uuid: company.uuid, name: 'Acme' } });
       expect(res.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -58,7 +59,7 @@ describe('identity services (integration)', () => {
     });
 
     it('answers an unknown email and a wrong password with the same UNAUTHORIZED message and creates no session', async () => {
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       const before = (await db.dataSource.query(`SELECT count(*)::int AS n FROM user_session`))[0].n;
       const unknown = await rejection(auth.login('nobody@example.test', 'correct horse'));
       const wrong = await rejection(auth.login('alice@example.test', 'wrong horse'));
@@ -70,7 +71,7 @@ describe('identity services (integration)', () => {
     });
 
     it('throttles an email after 10 failures within the window, even for the right password', async () => {
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       for (let i = 0; i < 10; i++) expect((await rejection(auth.login('alice@example.test', `nope-${i}`))).code).toBe('UNAUTHORIZED');
       const err = await rejection(auth.login(' Alice@Example.test', 'correct horse'));
       expect(err).toBeInstanceOf(RateLimitedError);
@@ -84,7 +85,7 @@ describe('identity services (integration)', () => {
     });
 
     it('refuses an expired session and an unknown token', async () => {
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       const { token } = await auth.login('alice@example.test', 'correct horse');
       expect(await auth.resolveSession(token)).not.toBeNull();
       await db.dataSource.query(`UPDATE user_session SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(token)]);
@@ -93,7 +94,7 @@ describe('identity services (integration)', () => {
     });
 
     it('logout deletes the session row', async () => {
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       const { token } = await auth.login('alice@example.test', 'correct horse');
       expect(await sessionRow(token)).toBeDefined();
       await auth.logout(token);
@@ -103,7 +104,7 @@ describe('identity services (integration)', () => {
     });
 
     it('renews a session with under 3.5 days left and leaves a fresher one alone', async () => {
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       const { token } = await auth.login('alice@example.test', 'correct horse');
       const fresh = await auth.resolveSession(token);
       expect(fresh!.renew).toBe(false);
@@ -119,7 +120,7 @@ describe('identity services (integration)', () => {
     });
 
     it('writes lastSeenAt at most once a minute', async () => {
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       const { token } = await auth.login('alice@example.test', 'correct horse');
       const recent = new Date(Date.now() - 30_000);
       await db.dataSource.query(`UPDATE user_session SET last_seen_at = $2 WHERE token_hash = $1`, [sha256(token), recent]);
@@ -150,12 +151,12 @@ describe('identity services (integration)', () => {
       const row = await keyRow(created.apiKey.uuid);
       expect(row.key_hash).toBe(sha256(created.key));
       expect(Object.values(row).map(String)).not.toContain(created.key);
-      const ctx = await new AuthService(db.dataSource).resolveApiKey(created.key);
+      const ctx = await new AuthService(db.dataSource, new InProcessEventBus()).resolveApiKey(created.key);
       expect(ctx).toMatchObject({ via: 'api_key', apiKeyUuid: created.apiKey.uuid, actor: { type: 'agent', uuid: agent.uuid, companyUuid: company.uuid, ownerUuid: user.uuid } });
     });
 
     it('refuses malformed, unknown, revoked and expired keys and keys of archived agents', async () => {
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       const m = { companyUuid: company.uuid, userUuid: user.uuid };
       const { agent, key, keyUuid } = await f.agent(company.uuid, user.uuid);
       expect(await auth.resolveApiKey(key)).not.toBeNull();
@@ -190,7 +191,7 @@ describe('identity services (integration)', () => {
     });
 
     it('touches lastUsedAt at most once a minute', async () => {
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       const { key, keyUuid } = await f.agent(company.uuid, user.uuid);
       expect((await keyRow(keyUuid)).last_used_at).toBeNull();
       await auth.resolveApiKey(key);
@@ -217,7 +218,7 @@ describe('identity services (integration)', () => {
       expect(agent.preset).toBe(preset);
       expect(agent.permissions).toEqual([]);
       expect([...agent.effectivePermissions].sort()).toEqual([...expected].sort());
-      const ctx = await new AuthService(db.dataSource).resolveApiKey(key);
+      const ctx = await new AuthService(db.dataSource, new InProcessEventBus()).resolveApiKey(key);
       expect([...ctx!.actor.permissions].sort()).toEqual([...expected].sort());
     });
 
@@ -226,7 +227,7 @@ describe('identity services (integration)', () => {
       const { agent, key } = await f.agent(company.uuid, user.uuid, { permissions: ['task:admin', 'idea:admin', 'task:admin', 'task:write'] });
       expect(agent.permissions).toEqual(['idea:admin', 'task:write', 'task:admin']);
       expect(agent.effectivePermissions).toEqual([...READS.slice(0, 1), 'idea:admin', ...READS.slice(1, 4), 'task:write', 'task:admin', 'project:read']);
-      const auth = new AuthService(db.dataSource);
+      const auth = new AuthService(db.dataSource, new InProcessEventBus());
       expect((await auth.resolveApiKey(key))!.actor.permissions.has('task:admin')).toBe(true);
       await agents.update(m, agent.uuid, { permissions: [] });
       const after = await auth.resolveApiKey(key);

@@ -30,6 +30,7 @@ describe('NATS event bus (real nats-server)', () => {
   const prefix = `t${randomUUID().slice(0, 8)}`;
   const received: Record<'a' | 'b', Array<{ e: RealtimeEvent; relayed: boolean }>> = { a: [], b: [] };
   const reconnects = { a: 0, b: 0 };
+  const positions: Record<'a' | 'b', Array<string | null>> = { a: [], b: [] };
 
   beforeAll(async () => {
     nats = await TestNatsServer.start({ monitor: true });
@@ -39,8 +40,8 @@ describe('NATS event bus (real nats-server)', () => {
     b.start();
     expect(await a.waitUntilUp(5000)).toBe(true);
     expect(await b.waitUntilUp(5000)).toBe(true);
-    a.subscribe('change', (e, meta) => received.a.push({ e, relayed: meta.relayed }));
-    b.subscribe('change', (e, meta) => received.b.push({ e, relayed: meta.relayed }));
+    a.subscribe('change', (e, meta) => (received.a.push({ e, relayed: meta.relayed }), positions.a.push(meta.position)));
+    b.subscribe('change', (e, meta) => (received.b.push({ e, relayed: meta.relayed }), positions.b.push(meta.position)));
     a.onReconnect(() => reconnects.a++);
     b.onReconnect(() => reconnects.b++);
   });
@@ -62,7 +63,7 @@ describe('NATS event bus (real nats-server)', () => {
     try {
       expect(await listed.waitUntilUp(5000)).toBe(true);
       const e = event();
-      listed.publish('change', e);
+      listed.publish('change', e, 'e1-1');
       await until(() => received.a.length === 1 && received.b.length === 1);
       expect(received.a).toEqual([{ e, relayed: true }]);
     } finally {
@@ -73,15 +74,17 @@ describe('NATS event bus (real nats-server)', () => {
   it('subscribes to the wildcard subjects of its prefix without a queue group', async () => {
     const conns = await nats.connections();
     const receiver = conns.find((c) => c.name === `svc-${a.instanceId}-sub`);
-    expect(receiver?.subscriptions_list_detail?.map((s) => s.subject).sort()).toEqual([`${prefix}.change.*`, `${prefix}.notify.*.*`]);
+    expect(receiver?.subscriptions_list_detail?.map((s) => s.subject).sort()).toEqual([`${prefix}.change.*`, `${prefix}.notify.*.*`, `${prefix}.session`]);
     expect(receiver?.subscriptions_list_detail?.every((s) => !s.qgroup)).toBe(true);
   });
 
   it('delivers locally at once and exactly once on the other instance, dropping its own echo', async () => {
     const e = event();
-    a.publish('change', e);
+    a.publish('change', e, 'e1-2');
     expect(received.a).toEqual([{ e, relayed: false }]);
+    expect(positions.a.at(-1)).toBe('e1-2');
     await until(() => received.b.length === 1);
+    expect(positions.b.at(-1)).toBe('e1-2');
     await sleep(150);
     expect(received.b).toEqual([{ e, relayed: true }]);
     expect(received.a).toHaveLength(1);
@@ -91,44 +94,56 @@ describe('NATS event bus (real nats-server)', () => {
     const frames: unknown[] = [];
     const off = b.subscribe('notification', (m) => frames.push(m));
     const msg = { recipientType: 'user' as const, recipientUuid: randomUUID(), frame: { type: 'count_update' as const, unreadCount: 2 } };
-    a.publish('notification', msg);
+    a.publish('notification', msg, 'e1-4');
     await until(() => frames.length === 1);
     expect(frames[0]).toEqual(msg);
     off();
   });
 
-  describe('the body on the wire is exactly {origin, payload}, both ways (rolling restarts with the raw client)', () => {
+  it('relays session-ended messages on `<prefix>.session` (streams of a logged-out session end everywhere)', async () => {
+    const ended: string[] = [];
+    const off = b.subscribe('session', (m) => ended.push(m.sessionUuid));
+    const sessionUuid = randomUUID();
+    a.publish('session', { sessionUuid }, null);
+    await until(() => ended.length === 1);
+    expect(ended).toEqual([sessionUuid]);
+    off();
+  });
+
+  describe('the body on the wire is exactly {origin, position, payload}, both ways (rolling restarts with the raw client)', () => {
     let raw: NatsConnection;
     beforeAll(async () => {
       raw = await connect({ servers: nats.url });
     });
     afterAll(() => raw.close());
 
-    it('publishes exactly {origin, payload} on the per-company and per-recipient subjects', async () => {
+    it('publishes exactly {origin, position, payload} on the per-company and per-recipient subjects', async () => {
       const seen: Array<{ subject: string; body: string }> = [];
       const sub = raw.subscribe(`${prefix}.>`, { callback: (_err, m) => void seen.push({ subject: m.subject, body: m.string() }) });
       await raw.flush();
       const e = event();
       const n: NotificationMessage = { recipientType: 'agent', recipientUuid: randomUUID(), frame: { type: 'count_update', unreadCount: 3 } };
-      a.publish('change', e);
-      a.publish('notification', n);
+      a.publish('change', e, 'e1-5');
+      a.publish('notification', n, 'e1-1');
       await until(() => seen.length === 2);
       sub.unsubscribe();
       expect(seen).toEqual([
-        { subject: `${prefix}.change.${e.companyUuid}`, body: JSON.stringify({ origin: a.instanceId, payload: e }) },
-        { subject: `${prefix}.notify.agent.${n.recipientUuid}`, body: JSON.stringify({ origin: a.instanceId, payload: n }) },
+        { subject: `${prefix}.change.${e.companyUuid}`, body: JSON.stringify({ origin: a.instanceId, position: 'e1-5', payload: e }) },
+        { subject: `${prefix}.notify.agent.${n.recipientUuid}`, body: JSON.stringify({ origin: a.instanceId, position: 'e1-1', payload: n }) },
       ]);
       expect(seen.some((s) => s.body.includes('"pattern"'))).toBe(false);
     });
 
-    it('receives a raw {origin, payload} as relayed; drops its own origin, wrapped and malformed bodies, and extra fields', async () => {
+    it('receives a raw {origin, position, payload} as relayed; drops its own origin, wrapped, malformed and unpositioned bodies, and extra fields', async () => {
       const e = event();
       const bad = event();
       raw.publish(`${prefix}.change.${bad.companyUuid}`, 'not json');
-      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ pattern: 'x', data: { origin: 'other', payload: bad } }));
-      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ origin: b.instanceId, payload: bad }));
-      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ origin: 'old-instance', payload: { ...bad, entityType: 'bogus' } }));
-      raw.publish(`${prefix}.change.${e.companyUuid}`, JSON.stringify({ origin: 'old-instance', payload: { ...e, extra: 'dropped' } }));
+      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ pattern: 'x', data: { origin: 'other', position: 'e1-1', payload: bad } }));
+      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ origin: b.instanceId, position: 'e1-1', payload: bad }));
+      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ origin: 'old-instance', position: 'e1-1', payload: { ...bad, entityType: 'bogus' } }));
+      // Without a position a frame cannot be sequenced: dropped.
+      raw.publish(`${prefix}.change.${bad.companyUuid}`, JSON.stringify({ origin: 'old-instance', payload: bad }));
+      raw.publish(`${prefix}.change.${e.companyUuid}`, JSON.stringify({ origin: 'old-instance', position: 'e1-1', payload: { ...e, extra: 'dropped' } }));
       await until(() => received.b.length === 1 && received.a.length === 2);
       await sleep(150);
       expect(received.b).toEqual([{ e, relayed: true }]);
@@ -144,23 +159,23 @@ describe('NATS event bus (real nats-server)', () => {
     await nats.stop();
     await until(() => a.status().state === 'down' && b.status().state === 'down');
     const e = event();
-    expect(() => a.publish('change', e)).not.toThrow();
+    expect(() => a.publish('change', e, 'e1-9')).not.toThrow();
     expect(received.a).toEqual([{ e, relayed: false }]);
     await nats.start();
     await until(() => a.status().state === 'up' && b.status().state === 'up', 10000);
     expect(reconnects).toEqual({ a: 1, b: 1 });
-    // Nothing published during the outage is replayed.
+    // Nothing published during the outage is replayed by the bus (the streams read the log on the resync).
     await sleep(200);
     expect(received.b).toHaveLength(0);
     const after = event();
-    a.publish('change', after);
+    a.publish('change', after, 'e1-10');
     await until(() => received.b.length === 1);
     expect(received.b[0]).toEqual({ e: after, relayed: true });
   });
 });
 
 describe('NATS event bus started while NATS is down', () => {
-  it('starts at once, reports down, delivers locally, and connects and relays once NATS is up (no resync on a first connect)', async () => {
+  it('starts at once, reports down, delivers locally, and connects, resyncs (a first connect too) and relays once NATS is up', async () => {
     const nats = await TestNatsServer.reserve();
     const prefix = `d${randomUUID().slice(0, 8)}`;
     const bus = newBus(nats.url, prefix);
@@ -174,22 +189,23 @@ describe('NATS event bus started while NATS is down', () => {
       expect(bus.status()).toEqual({ state: 'down' });
       expect(await bus.waitUntilUp(300)).toBe(false);
       const during = event();
-      bus.publish('change', during);
+      bus.publish('change', during, 'e1-1');
       expect(local).toEqual([{ e: during, relayed: false }]);
 
       await nats.start();
       expect(await bus.waitUntilUp(10_000)).toBe(true);
-      expect(resyncs).toBe(0);
+      // The streams of an instance that started while NATS was down must read what others published meanwhile.
+      await until(() => resyncs === 1);
       raw = await connect({ servers: nats.url });
       const bodies: string[] = [];
       raw.subscribe(`${prefix}.change.*`, { callback: (_err, m) => void bodies.push(m.string()) });
       await raw.flush();
       const out = event();
-      bus.publish('change', out);
+      bus.publish('change', out, 'e1-2');
       await until(() => bodies.length === 1);
-      expect(JSON.parse(bodies[0])).toEqual({ origin: bus.instanceId, payload: out });
+      expect(JSON.parse(bodies[0])).toEqual({ origin: bus.instanceId, position: 'e1-2', payload: out });
       const inbound = event();
-      raw.publish(`${prefix}.change.${inbound.companyUuid}`, JSON.stringify({ origin: 'peer', payload: inbound }));
+      raw.publish(`${prefix}.change.${inbound.companyUuid}`, JSON.stringify({ origin: 'peer', position: 'e1-3', payload: inbound }));
       await until(() => local.length === 3);
       expect(local.at(-1)).toEqual({ e: inbound, relayed: true });
     } finally {

@@ -11,7 +11,7 @@ import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { MutationDriver, type Kind } from '../factories/mutation.factory.js';
-import { agentActor, type Harness, userActor, World } from '../utils/world.js';
+import { agentActor, type Harness, testStreamLog, userActor, World } from '../utils/world.js';
 import { bindOnEvent } from '../utils/on-event.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, MentionEntity, NotificationEntity, TaskEntity } from '../../src/entities.js';
@@ -57,9 +57,9 @@ beforeAll(async () => {
     },
   });
   const metrics = new MetricsService();
-  generator = new NotificationGenerator(db, h.bus, metrics, pino({ level: 'info' }, sink));
+  generator = new NotificationGenerator(db, h.bus, metrics, testStreamLog(db), pino({ level: 'info' }, sink));
   bindOnEvent(h.emitter, generator);
-  inbox = new NotificationService(db, h.bus, metrics);
+  inbox = new NotificationService(db, h.bus, metrics, testStreamLog(db));
   h.bus.subscribe('notification', (m) => frames.push(m));
   f = new CollabFactory(db);
   drive = new MutationDriver(h.runner);
@@ -460,8 +460,8 @@ describe('batches and frames (notifications.md §3, §4.5)', () => {
   });
 
   it('messages relayed on the bus never generate anything', async () => {
-    h.bus.publish('change', { companyUuid, projectUuid: project.uuid, entityType: 'task', entityUuid: project.uuid, action: 'updated' });
-    h.bus.publish('notification', { recipientType: 'user', recipientUuid: carol.uuid, frame: { type: 'count_update', unreadCount: 1 } });
+    h.bus.publish('change', { companyUuid, projectUuid: project.uuid, entityType: 'task', entityUuid: project.uuid, action: 'updated' }, 'e-1');
+    h.bus.publish('notification', { recipientType: 'user', recipientUuid: carol.uuid, frame: { type: 'count_update', unreadCount: 1 } }, 'e-1');
     await new Promise((r) => setTimeout(r, 20));
     expect(await rows()).toEqual([]);
   });

@@ -8,7 +8,7 @@ import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
-import { agentActor, userActor, World } from '../utils/world.js';
+import { agentActor, testStreamLog, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { NotificationEntity } from '../../src/entities.js';
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
   tdb = world.db;
   db = tdb.dataSource;
   const h = world.h;
-  svc = new NotificationService(db, h.bus, new MetricsService());
+  svc = new NotificationService(db, h.bus, new MetricsService(), testStreamLog(db));
   h.bus.subscribe('notification', (m) => frames.push(m));
   n = new NotificationFactory(db);
   const ids = new IdentityFactory(db);

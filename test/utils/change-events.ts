@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { openEventSource, type TestEventSource } from './sse.js';
+import { commitChange } from './stream-frames.js';
 import type { World } from './world.js';
 
 export type ExpectedEvent = Omit<RealtimeEvent, 'companyUuid'>;
@@ -46,7 +46,7 @@ export class ChangeEvents {
     const marker: RealtimeEvent = { companyUuid: this.companyUuid, projectUuid: randomUUID(), entityType: 'task', entityUuid: randomUUID(), action: 'updated' };
     const frame = JSON.stringify(marker);
     const from = this.stream.messages.length;
-    this.app.get(EventBus).publish('change', marker);
+    await commitChange(this.app, marker);
     const deadline = Date.now() + 5000;
     while (!this.stream.messages.includes(frame, from)) {
       if (Date.now() > deadline) throw new Error(`marker event never arrived; got ${this.stream.messages.slice(from).join(' | ')}`);
@@ -65,7 +65,7 @@ export class ChangeEvents {
   /** Nothing arrived since the last read. */
   async expectQuiet(): Promise<void> {
     const marker: RealtimeEvent = { companyUuid: this.companyUuid, projectUuid: randomUUID(), entityType: 'task', entityUuid: randomUUID(), action: 'updated' };
-    this.app.get(EventBus).publish('change', marker);
+    await commitChange(this.app, marker);
     expect(await this.next(1)).toEqual([marker]);
   }
 

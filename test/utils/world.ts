@@ -15,6 +15,8 @@ import { MUTATION_EVENTS, type ActivityCommitted, type RealtimeEvent } from '../
 import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
 import { createLogger } from '../../src/shared/logging/logger.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
+import { Lifecycle } from '../../src/shared/lifecycle.js';
+import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { ActivityService, MentionService } from '../../src/modules/collaboration/index.js';
 import { ProjectService } from '../../src/modules/projects/index.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
@@ -210,13 +212,28 @@ export interface Harness {
   onCommitted(listener: (m: ActivityCommitted) => void): void;
 }
 
+/** The stream log outside a Nest app (no background pruning). */
+export function testStreamLog(db: DataSource): StreamLog {
+  return new StreamLog(db, loadConfig({}), pino({ level: 'silent' }), new Lifecycle());
+}
+
+/**
+ * The harness's mutations (seeding) take no stream positions: they stay invisible to the streams of a service on the
+ * same database, as the tests written around them expect (a logged position would reach those streams by repair).
+ */
+class UnloggedStreamLog extends StreamLog {
+  override async append(_em: unknown, _stream: unknown, entries: readonly unknown[]): Promise<string[]> {
+    return entries.map(() => 'seed-0');
+  }
+}
+
 export function createHarness(db: DataSource): Harness {
   const emitter = new EventEmitter2(EMITTER_DEFAULTS);
   const bus = new InProcessEventBus((err) => {
     throw err;
   }, emitter);
   const logger = pino({ level: 'silent' });
-  const runner = new TransactionRunner(db, bus, emitter, new MetricsService(), logger);
+  const runner = new TransactionRunner(db, bus, emitter, new MetricsService(), new UnloggedStreamLog(db, loadConfig({}), logger, new Lifecycle()), logger);
   bindOnEvent(emitter, new ActivityService(db, new MentionService()));
   const events: RealtimeEvent[] = [];
   bus.subscribe('change', (e) => events.push(e));

@@ -6,6 +6,7 @@ import { CredentialResolver, type AuthContext } from '../../shared/auth/auth-con
 import { effectivePermissions } from '../../shared/auth/permissions.js';
 import { preparedQuery } from '../../shared/database/prepared.js';
 import { RateLimitedError, UnauthorizedError } from '../../shared/errors/app-error.js';
+import { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import { AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './identity.entity.js';
 import { dummyPasswordHash, looksLikeApiKey, newSessionToken, sha256Hex, verifyPassword } from './domain/credentials.js';
 import { LoginThrottle } from './login-throttle.js';
@@ -65,7 +66,10 @@ export class AuthService extends CredentialResolver {
   /** Keys whose lastUsedAt write is in flight: concurrent requests of one key write it once, not once each. */
   private readonly touching = new Set<string>();
 
-  constructor(private readonly db: DataSource) {
+  constructor(
+    private readonly db: DataSource,
+    private readonly bus: EventBus,
+  ) {
     super();
   }
 
@@ -95,8 +99,14 @@ export class AuthService extends CredentialResolver {
     return { token, data: { user: { uuid: user.uuid, email: user.email, name: user.name }, company: { uuid: company.uuid, name: company.name } } };
   }
 
+  /** Deletes the session; its open streams end on every instance (platform.md §6.2). */
   async logout(token: string | null): Promise<void> {
-    if (token) await this.db.getRepository(UserSessionEntity).delete({ tokenHash: sha256Hex(token) });
+    if (!token) return;
+    const rows: Array<{ uuid: string }> = await this.db.query(
+      `WITH gone AS (DELETE FROM user_session WHERE token_hash = $1 RETURNING uuid) SELECT uuid FROM gone`,
+      [sha256Hex(token)],
+    );
+    for (const { uuid } of rows) this.bus.publish('session', { sessionUuid: uuid }, null);
   }
 
   async resolveSession(token: string): Promise<{ context: AuthContext; renew: boolean } | null> {
@@ -117,6 +127,7 @@ export class AuthService extends CredentialResolver {
         via: 'session',
         companyName: row.company_name,
         user,
+        sessionUuid: row.session_uuid,
         actor: {
           type: 'user',
           uuid: row.user_uuid,

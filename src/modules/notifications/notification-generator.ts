@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
-import { MUTATION_EVENTS, type ActivityCommitted, type RecordedActivity } from '../../shared/event-bus/events.js';
+import { MUTATION_EVENTS, type ActivityCommitted, type NewNotificationFrame, type RecordedActivity } from '../../shared/event-bus/events.js';
 import { LOGGER, requestContext } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { snippet } from '../collaboration/index.js';
@@ -22,7 +22,8 @@ import {
 } from './domain/notification.rules.js';
 import { archivedAgents, ideaCreators, loadEntities, preferencesOf, projectNames, type EntityRow } from './notification-facts.queries.js';
 import { NotificationEntity } from './notification.entity.js';
-import { countUnreadMany, publishFrame } from './notification.queries.js';
+import { StreamLog } from '../../shared/stream-log/stream-log.js';
+import { countUnreadMany, logFrames, publishFrames, type PositionedFrame } from './notification.queries.js';
 
 type Activity = RecordedActivity;
 const refKey = (r: Ref): string => `${r.type}:${r.uuid}`;
@@ -45,6 +46,7 @@ export class NotificationGenerator {
     private readonly db: DataSource,
     private readonly bus: EventBus,
     private readonly metrics: MetricsService,
+    private readonly log: StreamLog,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -98,8 +100,13 @@ export class NotificationGenerator {
     if (!planned.length) return;
 
     const rows = planned.map((p) => this.row(actor, p, projects));
-    await this.db.createQueryBuilder().insert().into(NotificationEntity).values(rows).execute();
-    await this.announce(rows);
+    // One transaction: the rows, then each recipient's frame at its next position (logged), so a frame exists exactly
+    // when its rows do. Published after commit.
+    const frames = await this.db.transaction(async (em) => {
+      await em.createQueryBuilder().insert().into(NotificationEntity).values(rows).execute();
+      return this.announce(em, rows);
+    });
+    publishFrames(this.bus, this.metrics, frames);
   }
 
   /** §4.1–4.2 for the activities that notify: recipients and message from the entity as it is after the mutation. */
@@ -160,19 +167,24 @@ export class NotificationGenerator {
     };
   }
 
-  /** §3: one `new_notification` per distinct recipient, copied from its first row, with its count after insert. */
-  private async announce(rows: NewNotification[]): Promise<void> {
+  /**
+   * §3: one `new_notification` per distinct recipient, copied from its first row, with its count after insert (read
+   * in the inserting transaction), positioned and logged there.
+   */
+  private async announce(em: EntityManager, rows: NewNotification[]): Promise<PositionedFrame[]> {
     const first = new Map<string, NewNotification>();
     for (const r of rows) {
       const k = refKey({ type: r.recipientType, uuid: r.recipientUuid });
       if (!first.has(k)) first.set(k, r);
     }
-    if (!first.size) return;
+    if (!first.size) return [];
     const refs = [...first.values()].map((r): Ref => ({ type: r.recipientType, uuid: r.recipientUuid }));
-    const counts = await countUnreadMany(this.db.manager, refs);
-    for (const ref of refs) {
+    const counts = await countUnreadMany(em, refs);
+    const frames = refs.map((ref): { to: Ref; frame: NewNotificationFrame } => {
       const r = first.get(refKey(ref))!;
-      publishFrame(this.bus, this.metrics, ref, {
+      return {
+        to: ref,
+        frame: {
         type: 'new_notification',
         notificationUuid: r.uuid,
         unreadCount: counts.get(refKey(ref)) ?? 0,
@@ -180,9 +192,11 @@ export class NotificationGenerator {
         actorName: r.actorName,
         entityTitle: r.entityTitle,
         entityType: r.entityType,
-        entityUuid: r.entityUuid,
-        projectUuid: r.projectUuid,
-      });
-    }
+          entityUuid: r.entityUuid,
+          projectUuid: r.projectUuid,
+        },
+      };
+    });
+    return logFrames(this.log, em, frames);
   }
 }

@@ -15,23 +15,25 @@ import { ApiController } from '../../shared/http/api-controller.decorator.js';
  * `Cache-Control: no-cache`, which fetch() adds to every conditional request.) Private: per-caller data,
  * revalidated on every use. The tag is only sent with a successful answer, never with an error.
  */
-function cacheHeaders(res: Response, tag: string): void {
+function cacheHeaders(res: Response, tag: string, position: string): void {
   res.setHeader('ETag', tag);
+  // notifications.md §3: the recipient's stream position the answer was read at (orders it against stream frames).
+  res.setHeader('X-Stream-Position', position);
   res.setHeader('Cache-Control', 'private, no-cache');
   res.vary('Cookie');
   res.vary('Authorization');
 }
 
-function notModified(req: Request, res: Response, tag: string): boolean {
+function notModified(req: Request, res: Response, tag: string, position: string): boolean {
   if (!etagMatches(req.headers['if-none-match'], tag)) return false;
-  cacheHeaders(res, tag);
+  cacheHeaders(res, tag, position);
   res.status(304).end();
   return true;
 }
 
 /** The envelope for the two hand-answered routes (the interceptor does it for the others). */
-function sendFresh(res: Response, tag: string, data: unknown): void {
-  cacheHeaders(res, tag);
+function sendFresh(res: Response, tag: string, position: string, data: unknown): void {
+  cacheHeaders(res, tag, position);
   res.json({ success: true, data });
 }
 
@@ -52,14 +54,14 @@ export class NotificationController {
   @ApiQuery({ name: 'unreadOnly', required: false, schema: { type: 'boolean', default: false } })
   @ApiQuery({ name: 'projectUuid', required: false, schema: { type: 'string', format: 'uuid' }, description: 'Only notifications of this project' })
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const { tag, page } = await this.notifications.listTagged(actor, query);
-    if (!notModified(req, res, tag)) sendFresh(res, tag, await page());
+    const { tag, position, page } = await this.notifications.listTagged(actor, query);
+    if (!notModified(req, res, tag, position)) sendFresh(res, tag, position, await page());
   }
 
   @Get('unread-count')
   async unreadCount(@CurrentActor() actor: Actor, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const { count, tag } = await this.notifications.unreadCountTagged(actor);
-    if (!notModified(req, res, tag)) sendFresh(res, tag, { count });
+    const { count, tag, position } = await this.notifications.unreadCountTagged(actor);
+    if (!notModified(req, res, tag, position)) sendFresh(res, tag, position, { count });
   }
 
   @Post('read-all')

@@ -3,6 +3,8 @@ import { preparedQuery } from '../../shared/database/prepared.js';
 import type { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import type { NotificationFrame } from '../../shared/event-bus/events.js';
 import type { MetricsService } from '../../shared/metrics/metrics.service.js';
+import { recipientKey } from '../../shared/stream-log/position.js';
+import type { StreamLog } from '../../shared/stream-log/stream-log.js';
 import type { ListQuery } from './domain/notification-request.rules.js';
 import type { Ref } from './domain/notification.rules.js';
 import { NOTIFICATION_COLUMNS } from './notification.records.js';
@@ -29,23 +31,30 @@ export function listSql(r: Recipient, q: ListQuery): { sql: string; params: unkn
 
 /**
  * A recipient's inbox row: version and unread count, kept exact by triggers in the transaction of every write to its
- * notifications (migration 1763795500000), so shared by all instances. One primary-key lookup.
+ * notifications (migration 1763795500000), so shared by all instances; with the recipient's stream position, read in
+ * the same statement (so the same snapshot: every write that changes the count takes a position in its transaction).
+ * Two primary-key lookups, always one row.
  */
-export const INBOX_SQL = 'SELECT version, unread_count AS "unreadCount" FROM notification_inbox WHERE recipient_type = $1 AND recipient_uuid = $2';
+export const INBOX_SQL = `SELECT i.version::text AS version, i.unread_count AS "unreadCount", h.position::text AS position
+  FROM (SELECT $1::text AS t, $2::uuid AS u) AS k
+  LEFT JOIN notification_inbox i ON i.recipient_type = k.t AND i.recipient_uuid = k.u
+  LEFT JOIN stream_head h ON h.stream = 'n' AND h.key = k.t || ':' || k.u::text`;
 
 export interface InboxState {
   /** '0' before the first notification. */
   version: string;
   /** The global unread count (notifications.md §1). */
   unreadCount: number;
+  /** The recipient's stream position at which the count was read (counter only; 0 before any frame). */
+  position: number;
 }
 
-const INBOX_STATEMENT = { name: 'svc_notification_inbox', text: INBOX_SQL };
+const INBOX_STATEMENT = { name: 'svc_notification_inbox_v2', text: INBOX_SQL };
 
 /** Prepared outside a transaction (it runs on every list, count and conditional GET). */
 export async function inboxState(em: EntityManager, r: Ref): Promise<InboxState> {
-  const rows = await preparedQuery<{ version: string; unreadCount: number }>(em, INBOX_STATEMENT, [r.type, r.uuid]);
-  return rows.length ? { version: String(rows[0].version), unreadCount: rows[0].unreadCount } : { version: '0', unreadCount: 0 };
+  const [row] = await preparedQuery<{ version: string | null; unreadCount: number | null; position: string | null }>(em, INBOX_STATEMENT, [r.type, r.uuid]);
+  return { version: row.version ?? '0', unreadCount: row.unreadCount ?? 0, position: Number(row.position ?? 0) };
 }
 
 export async function countUnread(em: EntityManager, r: Ref): Promise<number> {
@@ -66,8 +75,33 @@ export async function countUnreadMany(em: EntityManager, refs: readonly Ref[]): 
   return out;
 }
 
-/** Notification frames go to the recipient's subject (notifications.md §3); agents' frames currently reach no socket. */
-export function publishFrame(bus: EventBus, metrics: MetricsService, r: Ref, frame: NotificationFrame): void {
-  bus.publish('notification', { recipientType: r.type, recipientUuid: r.uuid, frame });
-  metrics.eventsPublished.inc({ kind: 'notification' });
+/** A frame for one recipient, once it has its position. */
+export interface PositionedFrame {
+  to: Ref;
+  frame: NotificationFrame;
+  position: string;
+}
+
+/**
+ * Inside the writing transaction, as its last statement: the frames take their recipients' next positions and are
+ * logged (at most one frame per recipient per write; heads are locked in key order).
+ */
+export async function logFrames(log: StreamLog, em: EntityManager, frames: ReadonlyArray<{ to: Ref; frame: NotificationFrame }>): Promise<PositionedFrame[]> {
+  const positions = await log.append(
+    em,
+    'n',
+    frames.map((f) => ({ key: recipientKey(f.to.type, f.to.uuid), projectUuid: null, payload: JSON.stringify(f.frame) })),
+  );
+  return frames.map((f, i) => ({ ...f, position: positions[i] }));
+}
+
+/**
+ * After commit: notification frames go to the recipient's subject with their positions (notifications.md §3);
+ * agents' frames currently reach no socket.
+ */
+export function publishFrames(bus: EventBus, metrics: MetricsService, frames: readonly PositionedFrame[]): void {
+  for (const { to, frame, position } of frames) {
+    bus.publish('notification', { recipientType: to.type, recipientUuid: to.uuid, frame }, position);
+    metrics.eventsPublished.inc({ kind: 'notification' });
+  }
 }

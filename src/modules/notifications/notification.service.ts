@@ -1,11 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { NotFoundError } from '../../shared/errors/app-error.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { preparedQuery } from '../../shared/database/prepared.js';
+import { formatPosition } from '../../shared/stream-log/position.js';
+import { StreamLog } from '../../shared/stream-log/stream-log.js';
 import { offsetOf, paging } from '../../shared/validation/paging.js';
 import {
   parseAgentListInput,
@@ -27,7 +29,17 @@ import {
   type NotificationRecord,
   type NotificationRow,
 } from './notification.records.js';
-import { countUnread, inboxState, listSql, publishFrame, RECIPIENT_SQL, recipientParams, type Recipient } from './notification.queries.js';
+import {
+  countUnread,
+  inboxState,
+  listSql,
+  logFrames,
+  publishFrames,
+  RECIPIENT_SQL,
+  recipientParams,
+  type PositionedFrame,
+  type Recipient,
+} from './notification.queries.js';
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CHECKIN_RECENT = 5;
@@ -43,7 +55,8 @@ const recipientOf = (actor: Actor): Recipient => ({ type: actor.type, uuid: acto
 /**
  * The caller's inbox (notifications.md §2, §6, §7): listing, counting, marking, archiving and preferences. The
  * recipient is always the authenticated actor. Every write that changes at least one row publishes one
- * `count_update` frame with the new unread count; a write that changes nothing publishes nothing.
+ * `count_update` frame with the new unread count, at the recipient's next stream position taken and logged in the
+ * write's transaction; a write that changes nothing publishes nothing.
  */
 @Injectable()
 export class NotificationService {
@@ -51,7 +64,30 @@ export class NotificationService {
     private readonly db: DataSource,
     private readonly bus: EventBus,
     private readonly metrics: MetricsService,
+    private readonly log: StreamLog,
   ) {}
+
+  /**
+   * A write to one recipient's notifications, in one transaction: `work` returns its result and how many rows it
+   * changed; when that is at least one, the `count_update` frame (with the count read in the transaction) takes the
+   * recipient's next position and is logged there, and is published after commit.
+   */
+  private async write<T>(r: Recipient, work: (em: EntityManager) => Promise<{ result: T; changed: number }>): Promise<{ result: T; unreadCount: number }> {
+    let frames: PositionedFrame[] = [];
+    const out = await this.db.transaction(async (em) => {
+      const { result, changed } = await work(em);
+      const unreadCount = await countUnread(em, r);
+      if (changed) frames = await logFrames(this.log, em, [{ to: r, frame: { type: 'count_update', unreadCount } }]);
+      return { result, unreadCount };
+    });
+    publishFrames(this.bus, this.metrics, frames);
+    return out;
+  }
+
+  /** `X-Stream-Position` of a count or list answer. */
+  async position(n: number): Promise<string> {
+    return formatPosition(await this.log.epoch(), n);
+  }
 
   async list(actor: Actor, query: unknown): Promise<{ notifications: NotificationRecord[]; unreadCount: number }> {
     const r = recipientOf(actor);
@@ -71,12 +107,16 @@ export class NotificationService {
    * count both come from it, so a match costs that one lookup and a miss adds only the page of rows (read after it:
    * the answer is never labelled with a version newer than what it shows). Validates the query before any read.
    */
-  async listTagged(actor: Actor, query: unknown): Promise<{ tag: string; page: () => Promise<{ notifications: NotificationRecord[]; unreadCount: number }> }> {
+  async listTagged(
+    actor: Actor,
+    query: unknown,
+  ): Promise<{ tag: string; position: string; page: () => Promise<{ notifications: NotificationRecord[]; unreadCount: number }> }> {
     const parsed = parseListQuery(query);
     const r = recipientOf(actor);
     const state = await inboxState(this.db.manager, r);
     return {
       tag: this.tag(actor, 'list', state.version, parsed),
+      position: await this.position(state.position),
       page: async () => ({ notifications: await this.page(r, parsed), unreadCount: state.unreadCount }),
     };
   }
@@ -93,10 +133,13 @@ export class NotificationService {
     return (await this.listTagged(actor, query)).tag;
   }
 
-  /** The unread count with its entity tag, both from the same inbox row (one lookup answers 200 and 304 alike). */
-  async unreadCountTagged(actor: Actor): Promise<{ count: number; tag: string }> {
+  /**
+   * The unread count with its entity tag and the stream position it was read at, all from one statement (one lookup
+   * answers 200 and 304 alike).
+   */
+  async unreadCountTagged(actor: Actor): Promise<{ count: number; tag: string; position: string }> {
     const state = await inboxState(this.db.manager, actor);
-    return { count: state.unreadCount, tag: this.tag(actor, 'count', state.version, null) };
+    return { count: state.unreadCount, tag: this.tag(actor, 'count', state.version, null), position: await this.position(state.position) };
   }
 
   private tag(actor: Actor, kind: 'list' | 'count', version: string, query: ListQuery | null): string {
@@ -175,10 +218,10 @@ export class NotificationService {
       ),
       this.db.query(`SELECT count(*)::int AS n FROM notification WHERE ${where}`, params),
     ]);
-    let changed = 0;
-    if (f.status === 'unread' && f.autoMarkRead && rows.length) changed = await this.markRowsRead(r, rows.map((row) => row.uuid));
-    const unreadCount = await countUnread(this.db.manager, r);
-    if (changed) publishFrame(this.bus, this.metrics, r, { type: 'count_update', unreadCount });
+    const marking = f.status === 'unread' && f.autoMarkRead && rows.length > 0;
+    const unreadCount = marking
+      ? (await this.write(r, async (em) => ({ result: null, changed: await this.markRowsRead(em, r, rows.map((row) => row.uuid)) }))).unreadCount
+      : await countUnread(this.db.manager, r);
     return { notifications: rows.map(toNotificationRecord), page: p.page, pageSize: p.pageSize, total: totals[0].n, unreadCount };
   }
 
@@ -197,9 +240,9 @@ export class NotificationService {
        ORDER BY created_at DESC, uuid LIMIT ${CHECKIN_RECENT}`,
       recipientParams(r),
     );
-    const changed = rows.length ? await this.markRowsRead(r, rows.map((row) => row.uuid)) : 0;
-    const unread = await countUnread(this.db.manager, r);
-    if (changed) publishFrame(this.bus, this.metrics, r, { type: 'count_update', unreadCount: unread });
+    const unread = rows.length
+      ? (await this.write(r, async (em) => ({ result: null, changed: await this.markRowsRead(em, r, rows.map((row) => row.uuid)) }))).unreadCount
+      : await countUnread(this.db.manager, r);
     return { unread, recent: rows.map(toCheckinNotification) };
   }
 
@@ -208,19 +251,20 @@ export class NotificationService {
     const params = recipientParams(r);
     let where = `${RECIPIENT_SQL} AND read_at IS NULL AND archived_at IS NULL`;
     if (projectUuid) where += ` AND project_uuid = $${params.push(projectUuid)}`;
-    const rows: Array<{ n: number }> = await this.db.query(
-      `WITH changed AS (UPDATE notification SET read_at = now(), updated_at = now() WHERE ${where} RETURNING 1)
-       SELECT count(*)::int AS n FROM changed`,
-      params,
-    );
-    const count = rows[0].n;
-    if (count) await this.publishCount(r);
-    return count;
+    const { result } = await this.write(r, async (em) => {
+      const rows: Array<{ n: number }> = await em.query(
+        `WITH changed AS (UPDATE notification SET read_at = now(), updated_at = now() WHERE ${where} RETURNING 1)
+         SELECT count(*)::int AS n FROM changed`,
+        params,
+      );
+      return { result: rows[0].n, changed: rows[0].n };
+    });
+    return result;
   }
 
   /** Marks the given unread rows of the recipient read; returns how many changed. */
-  private async markRowsRead(r: Recipient, uuids: string[]): Promise<number> {
-    const rows: Array<{ n: number }> = await this.db.query(
+  private async markRowsRead(em: EntityManager, r: Recipient, uuids: string[]): Promise<number> {
+    const rows: Array<{ n: number }> = await em.query(
       `WITH changed AS (UPDATE notification SET read_at = now(), updated_at = now()
                          WHERE ${RECIPIENT_SQL} AND uuid = ANY($4::uuid[]) AND read_at IS NULL RETURNING 1)
        SELECT count(*)::int AS n FROM changed`,
@@ -234,25 +278,20 @@ export class NotificationService {
     if (typeof uuid !== 'string' || !CANONICAL_UUID.test(uuid)) throw new NotFoundError('Notification');
     const r = recipientOf(actor);
     const params = [...recipientParams(r), uuid.toLowerCase()];
-    const updated: NotificationRow[] = await this.db.query(
-      // Wrapped in a CTE so the driver hands back plain rows (a bare UPDATE answers [rows, count]).
-      `WITH changed AS (UPDATE notification SET ${column} = now(), updated_at = now()
-                         WHERE ${RECIPIENT_SQL} AND uuid = $4 AND ${column} IS NULL RETURNING *)
-       SELECT ${NOTIFICATION_COLUMNS} FROM changed`,
-      params,
-    );
-    if (updated.length) {
-      await this.publishCount(r);
-      return toNotificationRecord(updated[0]);
-    }
+    const { result: updated } = await this.write(r, async (em) => {
+      const rows: NotificationRow[] = await em.query(
+        // Wrapped in a CTE so the driver hands back plain rows (a bare UPDATE answers [rows, count]).
+        `WITH changed AS (UPDATE notification SET ${column} = now(), updated_at = now()
+                           WHERE ${RECIPIENT_SQL} AND uuid = $4 AND ${column} IS NULL RETURNING *)
+         SELECT ${NOTIFICATION_COLUMNS} FROM changed`,
+        params,
+      );
+      return { result: rows, changed: rows.length };
+    });
+    if (updated.length) return toNotificationRecord(updated[0]);
     const rows: NotificationRow[] = await this.db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${RECIPIENT_SQL} AND uuid = $4`, params);
     if (!rows.length) throw new NotFoundError('Notification');
     return toNotificationRecord(rows[0]);
-  }
-
-  private async publishCount(r: Recipient): Promise<void> {
-    const unreadCount = await countUnread(this.db.manager, r);
-    publishFrame(this.bus, this.metrics, r, { type: 'count_update', unreadCount });
   }
 
   private async findPreferences(r: Recipient): Promise<NotificationPreferences | null> {

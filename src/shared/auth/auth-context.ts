@@ -7,6 +7,8 @@ export interface AuthContext {
   companyName: string;
   /** Set for session-authenticated requests. */
   user?: { uuid: string; email: string; name: string };
+  /** The session's id (not its token), for session-authenticated requests: streams belong to it. */
+  sessionUuid?: string;
   /** Set for key-authenticated requests. */
   agent?: { uuid: string; name: string; ownerUuid: string };
   apiKeyUuid?: string;

@@ -6,6 +6,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { EventBus } from '../event-bus/event-bus.port.js';
 import {
+  changeJson,
   MUTATION_EVENTS,
   type ActivityInput,
   type ChangeAction,
@@ -17,6 +18,7 @@ import {
 } from '../event-bus/events.js';
 import { LOGGER, requestContext } from '../logging/logger.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { StreamLog } from '../stream-log/stream-log.js';
 
 export type { ActivityInput, MentionSource } from '../event-bus/events.js';
 
@@ -80,9 +82,11 @@ export class Tx {
 /**
  * Runs a mutation in one database transaction. Before commit, a mutation with audit events emits
  * `MUTATION_EVENTS.beforeCommit` (awaited, inside the transaction): the module owning the audit tables writes them
- * there, with their policy, so they commit or roll back with the mutation. After commit, change events go to the bus
- * and held events to their handlers, awaited before the call returns (so a notification exists when it returns); a
- * handler's failure is logged with the request id and never changes the result. A rollback publishes nothing.
+ * there, with their policy, so they commit or roll back with the mutation. Then, as the transaction's last statement,
+ * its change events take their company positions and are logged (the stream log: positions in commit order, no
+ * position for a rollback). After commit, change events go to the bus with their positions and held events to their
+ * handlers, awaited before the call returns (so a notification exists when it returns); a handler's failure is
+ * logged with the request id and never changes the result. A rollback publishes nothing.
  */
 @Injectable()
 export class TransactionRunner {
@@ -91,21 +95,31 @@ export class TransactionRunner {
     private readonly bus: EventBus,
     private readonly events: EventEmitter2,
     private readonly metrics: MetricsService,
+    private readonly log: StreamLog,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async run<T>(actor: Actor, work: (tx: Tx) => Promise<T>): Promise<T> {
     let tx!: Tx;
+    let changes: RealtimeEvent[] = [];
+    let positions: string[] = [];
     const result = await this.db.transaction(async (manager) => {
       tx = new Tx(manager, actor);
       const r = await work(tx);
       if (tx.activities.length || tx.mentionSources.length) await this.beforeCommit(tx);
+      changes = tx.changeEvents();
+      // Last: the company's head stays locked only from here to the commit.
+      positions = await this.log.append(
+        manager,
+        'c',
+        changes.map((e) => ({ key: e.companyUuid, projectUuid: e.projectUuid, payload: changeJson(e) })),
+      );
       return r;
     });
-    for (const event of tx.changeEvents()) {
-      this.bus.publish('change', event);
+    changes.forEach((event, i) => {
+      this.bus.publish('change', event, positions[i]);
       this.metrics.eventsPublished.inc({ kind: 'change' });
-    }
+    });
     for (const { name, payload } of tx.heldEvents()) await this.emitCommitted(name, payload);
     return result;
   }

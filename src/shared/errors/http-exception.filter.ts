@@ -44,6 +44,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof PlainTextError) {
+      for (const [k, v] of Object.entries(exception.headers)) res.setHeader(k, v);
       res.status(exception.status).type('text/plain').send(exception.text);
       return;
     }

@@ -7,6 +7,8 @@ export class PlainTextError extends Error {
   constructor(
     readonly status: number,
     readonly text: string,
+    /** Extra response headers (`Retry-After` of a 429). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(text);
   }

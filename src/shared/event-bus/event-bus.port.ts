@@ -17,11 +17,12 @@ export interface BusStatus {
  * `@OnEvent(BUS_EVENTS.change)`; `subscribe` and `onReconnect` register the same kind of listener by hand.
  */
 export abstract class EventBus {
-  abstract publish<K extends BusEventKind>(kind: K, payload: BusEvents[K]): void;
+  /** `position`: the frame's stream position (change and notification frames), null for session messages. */
+  abstract publish<K extends BusEventKind>(kind: K, payload: BusEvents[K], position: string | null): void;
   /** Returns the unsubscribe function. */
   abstract subscribe<K extends BusEventKind>(kind: K, listener: BusListener<K>): () => void;
   abstract status(): BusStatus;
-  /** Called when the shared channel comes back after a loss (streams end so browsers resync). */
+  /** Called whenever the shared channel is (re)connected, the first connect included (streams repair from the log). */
   abstract onReconnect(listener: () => void): () => void;
   abstract close(): Promise<void>;
 }

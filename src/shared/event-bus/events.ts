@@ -42,10 +42,16 @@ export interface NotificationMessage {
   frame: NotificationFrame;
 }
 
+/** A user session that ended (logout): its streams end on every instance (subject `<prefix>.session`). */
+export interface SessionEnded {
+  sessionUuid: string;
+}
+
 /** What the EventBus carries (and relays between instances). */
 export interface BusEvents {
   change: RealtimeEvent;
   notification: NotificationMessage;
+  session: SessionEnded;
 }
 
 export type BusEventKind = keyof BusEvents;
@@ -53,19 +59,31 @@ export type BusEventKind = keyof BusEvents;
 export interface DeliveryMeta {
   /** True when the message came from another instance over the shared channel. */
   relayed: boolean;
+  /**
+   * The frame's stream position (`<epoch>-<n>`, platform.md §6.2): per company for a change, per recipient for a
+   * notification frame; null for session messages.
+   */
+  position: string | null;
 }
 
 /**
  * EventEmitter2 names of the bus events. Listeners (`@OnEvent(BUS_EVENTS.change)`) receive `(payload, meta)`:
- * `change` → `(RealtimeEvent, DeliveryMeta)`, `notification` → `(NotificationMessage, DeliveryMeta)`; `resync`
- * (no arguments) is emitted when the shared channel comes back after a loss, so streams end and browsers resync.
+ * `change` → `(RealtimeEvent, DeliveryMeta)`, `notification` → `(NotificationMessage, DeliveryMeta)`, `session` →
+ * `(SessionEnded, DeliveryMeta)`; `resync` (no arguments) is emitted whenever the shared channel is (re)connected,
+ * the first connect included, so streams read what they may have missed from the log.
  * Relayed messages (`meta.relayed`) are only forwarded to open streams: they never cause writes.
  */
 export const BUS_EVENTS = {
   change: 'bus.change',
   notification: 'bus.notification',
+  session: 'bus.session',
   resync: 'bus.resync',
 } as const satisfies Record<BusEventKind | 'resync', string>;
+
+/** The JSON of a change frame: exactly the five contract fields, in contract order, whatever the object carries. */
+export function changeJson(e: RealtimeEvent): string {
+  return JSON.stringify({ companyUuid: e.companyUuid, projectUuid: e.projectUuid, entityType: e.entityType, entityUuid: e.entityUuid, action: e.action });
+}
 
 // ---- Local mutation events: never relayed to other instances. ----
 

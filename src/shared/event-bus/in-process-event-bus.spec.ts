@@ -10,8 +10,8 @@ describe('InProcessEventBus', () => {
     const bus = new InProcessEventBus(undefined, emitter);
     const seen: unknown[][] = [];
     emitter.on(BUS_EVENTS.change, (...args: unknown[]) => seen.push(args));
-    bus.publish('change', change);
-    expect(seen).toEqual([[change, { relayed: false }]]);
+    bus.publish('change', change, 'e1-7');
+    expect(seen).toEqual([[change, { relayed: false, position: 'e1-7' }]]);
     expect(bus.status()).toEqual({ state: 'disabled' });
   });
 
@@ -23,9 +23,9 @@ describe('InProcessEventBus', () => {
       throw new Error('listener boom');
     });
     const off = bus.subscribe('change', (e, meta) => got.push(`${e.entityUuid}:${meta.relayed}`));
-    expect(() => bus.publish('change', change)).not.toThrow();
+    expect(() => bus.publish('change', change, 'e1-1')).not.toThrow();
     off();
-    bus.publish('change', change);
+    bus.publish('change', change, 'e1-1');
     expect(got).toEqual(['e:false']);
     expect(errors).toEqual([new Error('listener boom'), new Error('listener boom')]);
   });

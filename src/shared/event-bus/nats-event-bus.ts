@@ -9,7 +9,7 @@ import type { BusEventKind, BusEvents, NotificationMessage, RealtimeEvent } from
 import type { BusStatus } from './event-bus.port.js';
 import { EMITTER_DEFAULTS, EmitterEventBus } from './emitter-event-bus.js';
 import { EnvelopeDeserializer, EnvelopeSerializer, type Envelope } from './nats-wire.js';
-import { asChange, asNotification } from './relayed-payload.js';
+import { asChange, asNotification, asSessionEnded } from './relayed-payload.js';
 
 type TransportOptions = Required<NatsOptions>['options'];
 type Side = 'receive' | 'publish';
@@ -19,11 +19,13 @@ const FLUSH_ON_CLOSE_MS = 1000;
 /**
  * Several instances (platform.md §7) over the `@nestjs/microservices` NATS transport: a ClientNats publishes, the
  * transport's ServerNats receives (hosted by the Nest app: `app.connectMicroservice({ strategy: bus.transport })`).
- * Subjects `<prefix>.change.<companyUuid>` and `<prefix>.notify.<recipientType>.<recipientUuid>`, body
- * `{origin, payload}`; every instance subscribes to all of them without a queue group. Local listeners get a publish
- * at once; messages that come back with our own origin are dropped; relayed ones are emitted with `relayed: true`
- * only. While the channel is down, publishing skips NATS (logged and counted, nothing buffered or replayed), local
- * delivery goes on, readiness shows the bus down, and its return after a loss emits `BUS_EVENTS.resync`.
+ * Subjects `<prefix>.change.<companyUuid>`, `<prefix>.notify.<recipientType>.<recipientUuid>` and `<prefix>.session`,
+ * body `{origin, position, payload}`; every instance subscribes to all of them without a queue group. Local listeners
+ * get a publish at once; messages that come back with our own origin are dropped; relayed ones are emitted with
+ * `relayed: true` only. While the channel is down, publishing skips NATS (logged and counted, nothing buffered: the
+ * stream log in PostgreSQL is the record), local delivery goes on, readiness shows the bus down, and every connect —
+ * the first one included, for an instance that started while NATS was down — emits `BUS_EVENTS.resync`, on which
+ * the streams read what they missed from the log.
  *
  * Start-up never waits on NATS: both sides dial with `waitOnFirstConnect` and unlimited reconnects, nobody awaits
  * the transport's `listen` (which only returns once connected), and up/down comes from the two status streams, where
@@ -55,6 +57,7 @@ export class NatsEventBus extends EmitterEventBus {
     // loads, so the two wildcard handlers are registered from configuration here.
     this.transport.addHandler(`${prefix}.change.*`, async (env: Envelope | null) => this.receive('change', env), true);
     this.transport.addHandler(`${prefix}.notify.*.*`, async (env: Envelope | null) => this.receive('notification', env), true);
+    this.transport.addHandler(`${prefix}.session`, async (env: Envelope | null) => this.receive('session', env), true);
     // Kept after close: a first connect that completes just as the bus closes is closed again (onStatus).
     this.transport.status.subscribe((s) => this.onStatus('receive', String(s)));
     this.client.status.subscribe((s) => this.onStatus('publish', String(s)));
@@ -122,26 +125,27 @@ export class NatsEventBus extends EmitterEventBus {
     this.state$.next(next);
     if (next === 'down') {
       this.logger.warn({ side }, 'NATS connection lost; serving local events only');
-    } else if (this.wasUp) {
-      this.logger.info('NATS connection restored; ending open streams so browsers resync');
-      this.resync();
-    } else {
-      this.wasUp = true;
-      this.logger.info({ instanceId: this.instanceId }, 'NATS connected');
+      return;
     }
+    if (this.wasUp) this.logger.info('NATS connection restored; open streams catch up from the log');
+    else this.logger.info({ instanceId: this.instanceId }, 'NATS connected');
+    this.wasUp = true;
+    // Also on a first connect: an instance that started while NATS was down has missed what others published.
+    this.resync();
   }
 
   private receive(kind: BusEventKind, env: Envelope | null): void {
     if (!env || env.origin === this.instanceId) return;
-    const payload = kind === 'change' ? asChange(env.payload) : asNotification(env.payload);
-    if (!payload) return;
+    const payload = kind === 'change' ? asChange(env.payload) : kind === 'notification' ? asNotification(env.payload) : asSessionEnded(env.payload);
+    // A change or notification frame without a position cannot be sequenced (an instance of an older version).
+    if (!payload || (kind !== 'session' && env.position === null)) return;
     this.metrics.eventsRelayed.inc({ kind });
     // Relayed messages are only forwarded to local listeners flagged as relayed: they never cause writes.
-    this.deliver(kind, payload as BusEvents[typeof kind], { relayed: true });
+    this.deliver(kind, payload as BusEvents[typeof kind], { relayed: true, position: env.position });
   }
 
-  publish<K extends BusEventKind>(kind: K, payload: BusEvents[K]): void {
-    this.deliver(kind, payload, { relayed: false });
+  publish<K extends BusEventKind>(kind: K, payload: BusEvents[K], position: string | null): void {
+    this.deliver(kind, payload, { relayed: false, position });
     if (this.state$.value !== 'up') {
       this.publishFailed(new Error('NATS is down'));
       return;
@@ -149,8 +153,10 @@ export class NatsEventBus extends EmitterEventBus {
     const subject =
       kind === 'change'
         ? `${this.prefix}.change.${(payload as RealtimeEvent).companyUuid}`
-        : `${this.prefix}.notify.${(payload as NotificationMessage).recipientType}.${(payload as NotificationMessage).recipientUuid}`;
-    this.client.emit<void, Envelope>(subject, { origin: this.instanceId, payload }).subscribe({ error: (err: unknown) => this.publishFailed(err) });
+        : kind === 'notification'
+          ? `${this.prefix}.notify.${(payload as NotificationMessage).recipientType}.${(payload as NotificationMessage).recipientUuid}`
+          : `${this.prefix}.session`;
+    this.client.emit<void, Envelope>(subject, { origin: this.instanceId, position, payload }).subscribe({ error: (err: unknown) => this.publishFailed(err) });
   }
 
   private publishFailed(err: unknown): void {

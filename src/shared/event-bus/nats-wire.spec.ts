@@ -5,14 +5,14 @@ const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 describe('NATS wire format (platform.md §7)', () => {
   it('writes the envelope alone, without the client packet wrapper', () => {
     const payload = { companyUuid: 'c', action: 'created' };
-    expect(new EnvelopeSerializer().serialize({ pattern: 'svc.change.c', data: { origin: 'i-1', payload } })).toEqual({
-      data: '{"origin":"i-1","payload":{"companyUuid":"c","action":"created"}}',
+    expect(new EnvelopeSerializer().serialize({ pattern: 'svc.change.c', data: { origin: 'i-1', position: 'e1-3', payload } })).toEqual({
+      data: '{"origin":"i-1","position":"e1-3","payload":{"companyUuid":"c","action":"created"}}',
     });
   });
 
   it('reads a body as an event of the subscription it arrived on, never as a request', () => {
-    const packet = new EnvelopeDeserializer().deserialize({ data: bytes('{"origin":"i-2","payload":{"x":1},"id":"7"}') }, { channel: 'svc.change.*' });
-    expect(packet).toEqual({ pattern: 'svc.change.*', data: { origin: 'i-2', payload: { x: 1 }, id: '7' } });
+    const packet = new EnvelopeDeserializer().deserialize({ data: bytes('{"origin":"i-2","position":"e1-9","payload":{"x":1},"id":"7"}') }, { channel: 'svc.change.*' });
+    expect(packet).toEqual({ pattern: 'svc.change.*', data: { origin: 'i-2', position: 'e1-9', payload: { x: 1 } } });
     expect('id' in packet).toBe(false);
   });
 

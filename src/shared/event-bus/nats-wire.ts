@@ -3,6 +3,8 @@ import type { Deserializer, IncomingEvent, ReadPacket, Serializer } from '@nestj
 /** platform.md §7: the message body on the wire, exactly. */
 export interface Envelope {
   origin: string;
+  /** The frame's stream position; null for session messages. */
+  position: string | null;
   payload: unknown;
 }
 
@@ -13,7 +15,7 @@ export interface Envelope {
  */
 export class EnvelopeSerializer implements Serializer<ReadPacket<Envelope>, { data: string }> {
   serialize(packet: ReadPacket<Envelope>): { data: string } {
-    return { data: JSON.stringify({ origin: packet.data.origin, payload: packet.data.payload } satisfies Envelope) };
+    return { data: JSON.stringify({ origin: packet.data.origin, position: packet.data.position, payload: packet.data.payload } satisfies Envelope) };
   }
 }
 
@@ -42,5 +44,6 @@ export function parseEnvelope(bytes: Uint8Array): Envelope | null {
     return null;
   }
   if (!body || typeof body !== 'object' || typeof (body as Envelope).origin !== 'string') return null;
-  return body as Envelope;
+  const position = (body as Envelope).position;
+  return { origin: (body as Envelope).origin, position: typeof position === 'string' ? position : null, payload: (body as Envelope).payload };
 }

@@ -1,4 +1,4 @@
-import type { NotificationMessage, RealtimeEvent } from './events.js';
+import type { NotificationMessage, RealtimeEvent, SessionEnded } from './events.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ENTITY_TYPES: readonly string[] = ['task', 'idea', 'proposal', 'document'];
@@ -18,4 +18,11 @@ export function asNotification(p: unknown): NotificationMessage | null {
   if (!m || typeof m !== 'object' || (m.recipientType !== 'user' && m.recipientType !== 'agent') || !UUID.test(String(m.recipientUuid))) return null;
   if (!m.frame || typeof m.frame !== 'object' || (m.frame.type !== 'new_notification' && m.frame.type !== 'count_update')) return null;
   return { recipientType: m.recipientType, recipientUuid: m.recipientUuid, frame: m.frame };
+}
+
+/** A relayed session-ended message; anything malformed is dropped (null). */
+export function asSessionEnded(p: unknown): SessionEnded | null {
+  const m = p as SessionEnded;
+  if (!m || typeof m !== 'object' || !UUID.test(String(m.sessionUuid))) return null;
+  return { sessionUuid: m.sessionUuid.toLowerCase() };
 }

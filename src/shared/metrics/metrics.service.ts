@@ -64,6 +64,62 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly streamResumes = new Counter({
+    name: 'svc_stream_resume_total',
+    help: 'Stream starts by outcome: fresh (no Last-Event-ID), replayed (resumed from memory or the log), reset',
+    labelNames: ['stream', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamReplayedFrames = new Counter({
+    name: 'svc_stream_replayed_frames_total',
+    help: 'Frames replayed to resuming streams',
+    labelNames: ['stream'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamGapsRepaired = new Counter({
+    name: 'svc_stream_gaps_repaired_total',
+    help: 'Holes in a key\'s positions (out of order, lost in transit, channel outage) filled from the log',
+    labelNames: ['stream'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamRepairedFrames = new Counter({
+    name: 'svc_stream_repaired_frames_total',
+    help: 'Frames delivered from the log by gap repairs',
+    labelNames: ['stream'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamResets = new Counter({
+    name: 'svc_stream_resets_total',
+    help: 'reset frames sent to every stream of a key whose missed frames were no longer in the log',
+    labelNames: ['stream'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamDuplicates = new Counter({
+    name: 'svc_stream_duplicates_dropped_total',
+    help: 'Frames dropped by the sequencer as already delivered',
+    labelNames: ['stream'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamsEnded = new Counter({
+    name: 'svc_sse_streams_ended_total',
+    help: 'SSE streams ended, by reason: client, logout, session_expired, shutdown, slow_client',
+    labelNames: ['stream', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamLogReads = new Counter({
+    name: 'svc_stream_log_reads_total',
+    help: 'Queries on the stream log by purpose: head, replay, repair',
+    labelNames: ['purpose'] as const,
+    registers: [this.registry],
+  });
+
   readonly mcpCalls = new Counter({
     name: 'svc_mcp_calls_total',
     help: 'Tool calls by tool and outcome',
