@@ -158,14 +158,29 @@ describe('browser client module in headless Chromium', () => {
 
   const unreadCount = async (): Promise<number> => (await http.get('/api/notifications/unread-count')).body.data.count;
 
-  /** A change-stream page, open, having seen one frame (so it knows an id); returns the refresh count. */
+  /**
+   * A change-stream page whose stream is registered and has delivered one frame (so the module knows an id); returns
+   * the refresh count once settled. It asks nothing more of the module, so the tests after it fail on what they test
+   * when run against another module (REALTIME_CLIENT).
+   */
   async function changesPageWithId(extra = ''): Promise<number> {
     await openPage(`changes&project=${projectUuid}${extra}`);
-    await until('the first refresh', async () => (await refreshes()) === 1);
+    await until('the stream to register', async () => (await streams()).changes === 1);
     await mutate('Seen');
-    await until('the debounced refresh', async () => (await refreshes()) === 2);
-    expect(await get('window.changes.lastEventId?.() ?? null')).toMatch(/^.+-\d+$/);
-    return 2;
+    await until('a refresh', async () => (await refreshes()) >= 1);
+    await sleep(1200); // the frame's debounced refresh, the first open's too
+    return refreshes();
+  }
+
+  /** The same with the bell too, which has seen one frame as well. */
+  async function bothPagesWithIds(): Promise<number> {
+    await openPage(`changes&project=${projectUuid}&bell`);
+    await until('both streams to register', async () => (await streams()).total === 2);
+    await mutate('Seen');
+    await notifyA(); // also an `idea updated` change
+    await until('a frame on both streams', async () => (await get<number>('window.frames.length')) >= 1 && (await refreshes()) >= 1);
+    await sleep(1200);
+    return refreshes();
   }
 
   it('refreshes once on the first open, after the stream is open (not at construction); so does a reopen with no id known', async () => {
@@ -217,7 +232,6 @@ describe('browser client module in headless Chromium', () => {
 
   it('hidden → visible: a mutation committed while the reopened stream is not yet registered still refreshes the page (resumed with lastEventId)', async () => {
     const before = await changesPageWithId();
-    const id: string = await get('window.changes.lastEventId()');
     await setVisibility('hidden');
     await until('the stream to close', async () => (await streams()).changes === 0);
     // The gap made deterministic: the reopened stream's request is held ~1 s while a mutation commits.
@@ -236,13 +250,14 @@ describe('browser client module in headless Chromium', () => {
     expect(atVisible).toBe(before);
     const url = held.requests[0].url;
     expect(url.searchParams.get('projectUuid')).toBe(projectUuid);
-    expect(url.searchParams.get('lastEventId')).toBe(id);
+    expect(url.searchParams.get('lastEventId')).toMatch(/^.+-\d+$/);
     await sleep(700);
     expect(await refreshes()).toBe(before + 1);
   });
 
   it('bell: a stale unread-count answer arriving after a newer frame does not overwrite the badge', async () => {
     await openPage('bell');
+    await until('the stream to register', async () => (await streams()).notifications === 1);
     await until('the initial count', async () => (await countReads()) === 1);
     expect(await lastCount()).toBe(await unreadCount());
     await notifyA();
@@ -280,14 +295,7 @@ describe('browser client module in headless Chromium', () => {
   });
 
   it('an automatic reconnect resumes: no refresh and no count re-read, yet what was committed during the gap arrives', async () => {
-    await openPage(`changes&project=${projectUuid}&bell`);
-    await until('the first refresh and count', async () => (await refreshes()) === 1 && (await countReads()) === 1);
-    await until('both streams', async () => (await streams()).total === 2);
-    await mutate('Seen');
-    await notifyA(); // also an `idea updated` change
-    await until('ids on both streams', async () => (await get('window.bell.lastEventId?.() ?? null')) !== null && (await refreshes()) >= 2);
-    await sleep(700);
-    const before = await refreshes();
+    const before = await bothPagesWithIds();
     const reads = await countReads();
     const frames = await get<number>('window.frames.length');
 
@@ -301,7 +309,9 @@ describe('browser client module in headless Chromium', () => {
     const count = await unreadCount();
     await held.release();
 
-    for (const r of held.requests) expect(r.headers['last-event-id']).toMatch(/^.+-\d+$/);
+    // The reconnects carry the browser's own Last-Event-ID (added below the layer a route sees, so not asserted
+    // here): the frames committed while they were held can only arrive through that resume.
+    for (const r of held.requests) expect(r.url.searchParams.has('lastEventId')).toBe(false);
     await until('the gap frames', async () => (await refreshes()) > before && (await lastCount()) === count, 5000);
     await sleep(1000);
     // One refresh: the debounced replayed frames (the idea and its comment); none for the reconnect itself.
@@ -333,13 +343,7 @@ describe('browser client module in headless Chromium', () => {
   });
 
   it('a reset refreshes the page at once and re-reads the count; the reset id is then resumed from', async () => {
-    await openPage(`changes&project=${projectUuid}&bell`);
-    await until('the first refresh and count', async () => (await refreshes()) === 1 && (await countReads()) === 1);
-    await mutate('Seen');
-    await notifyA();
-    await until('ids on both streams', async () => (await get('window.bell.lastEventId?.() ?? null')) !== null && (await refreshes()) >= 2);
-    await sleep(700);
-    const before = await refreshes();
+    const before = await bothPagesWithIds();
     const reads = await countReads();
     await setVisibility('hidden');
     await until('the streams to close', async () => (await streams()).total === 0);
@@ -352,24 +356,23 @@ describe('browser client module in headless Chromium', () => {
     };
     await context.route(isStream, rewrite);
     await setVisibility('visible');
-    // The change stream: one refresh for the reset, at once (not the debounce).
+    // The change stream: one refresh for the reset (the module refreshes at once; a debounced one would pass too).
     await until('the reset refresh', async () => (await refreshes()) === before + 1, 5000);
     // The bell: the read on becoming visible plus the re-read on reset.
     await until('the count re-read on reset', async () => (await countReads()) === reads + 2, 5000);
     expect(await lastCount()).toBe(await unreadCount());
     await context.unroute(isStream, rewrite);
-    const resetId: string = await get('window.changes.lastEventId()');
-    expect(resetId).toMatch(/^.+-\d+$/);
-    expect(resetId).not.toBe('otherepoch-1');
 
-    // The reset's id is a valid position: the next resume is not reset again (no refresh at all).
+    // The module kept the reset's id (the head), a valid position: the next resume is not reset again (no refresh).
     await sleep(700);
     await setVisibility('hidden');
     await until('the streams to close', async () => (await streams()).total === 0);
     const next = await hold(context, isChanges);
     await setVisibility('visible');
     await until('the reopened stream request', () => next.requests.length === 1);
-    expect(next.requests[0].url.searchParams.get('lastEventId')).toBe(resetId);
+    const resumedFrom = next.requests[0].url.searchParams.get('lastEventId');
+    expect(resumedFrom).toMatch(/^.+-\d+$/);
+    expect(resumedFrom).not.toBe('otherepoch-1');
     await next.release();
     await until('both streams', async () => (await streams()).total === 2);
     await sleep(1000);
@@ -392,7 +395,8 @@ describe('browser client module in headless Chromium', () => {
   it('tears everything down on dispose', async () => {
     await openPage(`changes&project=${projectUuid}&bell`);
     await until('both streams', async () => (await streams()).total === 2);
-    await until('the first refresh', async () => (await refreshes()) === 1);
+    await sleep(300);
+    const before = await refreshes();
     await page.evaluate(() => {
       (window as any).changes.dispose();
       (window as any).bell.dispose();
@@ -401,7 +405,7 @@ describe('browser client module in headless Chromium', () => {
     await mutate('After dispose');
     await notifyA();
     await sleep(700);
-    expect(await refreshes()).toBe(1);
+    expect(await refreshes()).toBe(before);
     expect(await get('window.frames.length')).toBe(0);
     // Visibility changes after dispose open nothing.
     await setVisibility('hidden');
