@@ -55,6 +55,9 @@ describe('loadConfig', () => {
       SSE_HEARTBEAT_MS: '50',
       PUBLIC_URL: 'https://svc.example.com/base/path',
       MCP_RATE_LIMIT_PER_MINUTE: '60',
+      SSE_RETRY_MS: '1500',
+      SSE_MAX_STREAMS_PER_USER: '8',
+      STREAM_LOG_RETENTION: '30m, 50000',
     });
     expect(c).toMatchObject({
       port: 8080,
@@ -70,7 +73,13 @@ describe('loadConfig', () => {
       publicUrl: 'https://svc.example.com/base/path',
       publicOrigin: 'https://svc.example.com',
       mcpRateLimitPerMinute: 60,
+      sseRetryMs: 1500,
+      sseMaxStreamsPerUser: 8,
+      streamLogRetentionMs: 30 * 60_000,
+      streamLogRetentionCount: 50_000,
     });
+    expect(loadConfig({})).toMatchObject({ sseRetryMs: 3000, sseMaxStreamsPerUser: 64, streamLogRetentionMs: 600_000, streamLogRetentionCount: 10_000 });
+    expect(loadConfig({ STREAM_LOG_RETENTION: '90s,1' })).toMatchObject({ streamLogRetentionMs: 90_000, streamLogRetentionCount: 1 });
     expect(loadConfig({ MCP_RATE_LIMIT_PER_MINUTE: '0' }).mcpRateLimitPerMinute).toBe(0);
     expect(loadConfig({ NATS_URL: 'nats://n1:4222, nats://n2:4222,tls://n3:4222' }).natsUrl).toBe('nats://n1:4222,nats://n2:4222,tls://n3:4222');
     expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).databaseUrl).toBe('postgresql://h/db');
@@ -104,6 +113,13 @@ describe('loadConfig', () => {
     ['MCP_RATE_LIMIT_PER_MINUTE', '-1'],
     ['MCP_RATE_LIMIT_PER_MINUTE', '20/s'],
     ['MCP_RATE_LIMIT_PER_MINUTE', '1000001'],
+    ['SSE_RETRY_MS', '50'],
+    ['SSE_MAX_STREAMS_PER_USER', '0'],
+    ['STREAM_LOG_RETENTION', '10m'],
+    ['STREAM_LOG_RETENTION', '10000'],
+    ['STREAM_LOG_RETENTION', '10 minutes,10000'],
+    ['STREAM_LOG_RETENTION', '500ms,10'],
+    ['STREAM_LOG_RETENTION', '10m,0'],
   ])('rejects %s=%j with a ConfigError naming the variable', (variable, value) => {
     const err = configError({ [variable]: value });
     expect(err.variable).toBe(variable);

@@ -4,6 +4,9 @@ import type { Client } from '@modelcontextprotocol/client';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../../migrations/index.js';
+import { ENTITIES } from '../../src/entities.js';
+import { createDataSource } from '../../src/shared/database/data-source.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/bootstrap.js';
 import { USER_PERMISSIONS, type Actor } from '../../src/shared/auth/actor.js';
@@ -40,6 +43,8 @@ import { createTestDatabase, type TestDatabase } from './test-database.js';
 export interface WorldOptions {
   /** Environment of the app's configuration (`World.start` only), e.g. `{ SSE_HEARTBEAT_MS: '200' }`. */
   env?: Record<string, string>;
+  /** Another started world whose database this app shares (a second instance); closing this one keeps the database. */
+  sharing?: World;
 }
 
 /** An agent seeded by the world: its record, its raw key, its Actor and, in a started world, an SDK client. */
@@ -63,7 +68,10 @@ export class World {
   private running: RunningService | null = null;
   private appConfig: AppConfig | null = null;
 
-  private constructor(readonly db: TestDatabase) {
+  private constructor(
+    readonly db: TestDatabase,
+    private readonly ownsDb = true,
+  ) {
     this.ids = new IdentityFactory(db.dataSource);
   }
 
@@ -74,7 +82,7 @@ export class World {
 
   /** The whole service on a random port against its own fresh database. */
   static async start(opts: WorldOptions = {}): Promise<World> {
-    const w = new World(await createTestDatabase());
+    const w = opts.sharing ? new World(opts.sharing.db, false) : new World(await createTestDatabase());
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: w.db.url, ...opts.env });
     const logs = w.logs;
     const sink = new Writable({
@@ -84,7 +92,9 @@ export class World {
       },
     });
     const logger = createLogger(config.logLevel, sink);
-    w.running = await startService(config, logger, { database: { dataSource: w.db.dataSource, embedded: null, close: async () => undefined } });
+    // A second instance gets a pool of its own, as a separate process would.
+    const dataSource = opts.sharing ? await openSecondPool(w.db) : w.db.dataSource;
+    w.running = await startService(config, logger, { database: { dataSource, embedded: null, close: async () => void (opts.sharing ? await dataSource.destroy() : undefined) } });
     w.appConfig = config;
     return w;
   }
@@ -189,7 +199,7 @@ export class World {
   async close(): Promise<void> {
     for (const c of this.clients.splice(0)) await c.close().catch(() => undefined);
     if (this.running) await this.running.stop();
-    await this.db.drop();
+    if (this.ownsDb) await this.db.drop();
   }
 }
 
@@ -263,4 +273,11 @@ export function agentActor(agent: Pick<AgentRecord, 'uuid' | 'name' | 'preset' |
     ownerUuid: agent.owner.uuid,
     permissions: new Set(effectivePermissions(agent.preset as Preset, agent.permissions as Permission[])),
   };
+}
+
+/** A pool of its own on a test database (a second instance's connections). */
+async function openSecondPool(db: TestDatabase): Promise<DataSource> {
+  const ds = createDataSource({ url: db.url, entities: ENTITIES, migrations: MIGRATIONS, poolSize: 10 });
+  await ds.initialize();
+  return ds;
 }

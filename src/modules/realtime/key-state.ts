@@ -21,7 +21,7 @@ export interface KeyStateHost {
   /** Delivers a frame, in order, to the key's feeds. */
   emit(state: KeyState, frame: PositionedEvent): void;
   /** The key's frames `after < n <= upTo` could not all be read (pruned): its streams get `reset`. */
-  reset(state: KeyState, head: number): void;
+  reset(state: KeyState, head: number, detail: { delivered: number; reason: string }): void;
   /** Reads the log for a repair: at most `readLimit` frames `after < n <= upTo`, oldest first. */
   repairRead(state: KeyState, after: number, upTo: number): Promise<PositionedEvent[]>;
   readonly readLimit: number;
@@ -118,10 +118,11 @@ export class KeyState {
   }
 
   /** Positions up to `head` are gone from the log: memory is no longer contiguous, the streams get `reset`. */
-  private lost(head: number): void {
+  private lost(head: number, reason: string): void {
+    const delivered = this.delivered;
     this.recent = [];
     this.delivered = head;
-    this.host.reset(this, head);
+    this.host.reset(this, head, { delivered, reason });
   }
 
   private deliver(frame: PositionedEvent): void {
@@ -173,7 +174,7 @@ export class KeyState {
           for (const f of frames) {
             if (f.n <= this.delivered) continue;
             // The log lost the positions in between: whoever was waiting for them must refresh.
-            if (f.n !== this.delivered + 1) this.lost(f.n - 1);
+            if (f.n !== this.delivered + 1) this.lost(f.n - 1, 'log starts above the delivered position');
             this.pending.delete(f.n);
             this.deliver(f);
             got++;
@@ -193,7 +194,7 @@ export class KeyState {
           if (head > this.delivered) {
             target = head;
             if (round < 2) continue;
-            this.lost(head);
+            this.lost(head, 'log has nothing up to the head');
           }
         }
         this.drain();

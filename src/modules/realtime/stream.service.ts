@@ -229,7 +229,8 @@ export class StreamService implements KeyStateHost {
     }
   }
 
-  reset(state: KeyState, head: number): void {
+  reset(state: KeyState, head: number, detail: { delivered: number; reason: string }): void {
+    this.logger.warn({ stream: kindOf(state.stream), head, delivered: detail.delivered, reason: detail.reason }, 'stream positions lost from the log; streams get reset');
     const frame = this.resetFrame(head);
     if (state.stream === 'c') {
       for (const [key, feed] of this.feeds) if (key === `c:${state.key}` || key.startsWith(`c:${state.key}/`)) this.deliver(feed, frame);

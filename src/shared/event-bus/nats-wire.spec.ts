@@ -16,6 +16,11 @@ describe('NATS wire format (platform.md §7)', () => {
     expect('id' in packet).toBe(false);
   });
 
+  it('reads a body without a position (an older instance) with position null', () => {
+    const packet = new EnvelopeDeserializer().deserialize({ data: bytes('{"origin":"i-3","payload":{"x":1}}') }, { channel: 'svc.change.*' });
+    expect(packet.data).toEqual({ origin: 'i-3', position: null, payload: { x: 1 } });
+  });
+
   it.each(['not json', '[]', 'null', '{"pattern":"p","data":{"origin":"i","payload":1}}', '{"origin":7,"payload":1}'])('turns %s into no envelope', (body) => {
     expect(new EnvelopeDeserializer().deserialize({ data: bytes(body) }, { channel: 'svc.change.*' })).toEqual({ pattern: 'svc.change.*', data: null });
   });

@@ -150,7 +150,7 @@ export class StreamLog implements OnApplicationBootstrap {
   async read(stream: StreamName, key: string, after: number, upTo: number, limit: number): Promise<LoggedFrame[]> {
     const rows: Array<{ position: string; project_uuid: string | null; payload: string }> = await this.db.query(
       `SELECT position::text AS position, project_uuid, payload FROM stream_log
-        WHERE stream = $1 AND key = $2 AND position > $3 AND position <= $4 ORDER BY position LIMIT $5`,
+        WHERE stream = $1 AND key = $2 AND position > $3 AND position <= $4 ORDER BY stream_log.position LIMIT $5`,
       [stream, key, after, upTo, limit],
     );
     return rows.map((r) => ({ n: Number(r.position), projectUuid: r.project_uuid, payload: r.payload }));
