@@ -14,8 +14,9 @@ import { World } from '../utils/world.js';
 /**
  * Fault injection: two built instances A and B (joined over a private nats-server) behind a failover reverse proxy;
  * a headless Chromium page follows the change stream through the proxy, first served by A. A is killed with SIGKILL:
- * the page's EventSource reconnects through the proxy to B, client/realtime.js refreshes the page, and B's
- * mutations reach it.
+ * the page's EventSources reconnect through the proxy to B with the last id they saw, B replays what was committed
+ * in between (client/realtime.js refreshes for it through its debounce, not for the reconnect), and B's mutations reach
+ * it.
  */
 const CLIENT = readFileSync(new URL('../../client/realtime.js', import.meta.url), 'utf8');
 const page = (projectUuid: string) => `<!doctype html><html><body><script type="module">
@@ -100,27 +101,34 @@ describe('faults: one of two instances killed (SIGKILL) behind a failover proxy,
   };
   const state = () => tab.evaluate(() => ({ refreshes: (window as any).refreshes.length as number, messages: (window as any).messages as string[], opens: (window as any).opens as number }));
 
-  it('reconnects through the proxy to B after A is killed, refreshes, and receives B’s mutations', async () => {
+  it('reconnects through the proxy to B after A is killed, resumes (what was committed meanwhile arrives), and receives B’s mutations', async () => {
     // Both streams are served by A (the proxy's first choice); a mutation on B reaches the page over NATS.
     expect(proxy.served.get(a.url)).toBeGreaterThanOrEqual(2);
     expect(proxy.served.get(b.url)).toBeUndefined();
     const before = await createIdea(onB, 'Before the kill');
     await tab.waitForFunction((u) => (window as any).messages.includes(u), before, { timeout: 10_000 });
-    await tab.waitForFunction(() => (window as any).refreshes.length === 1, undefined, { timeout: 10_000 });
+    // The first open's refresh, then the frame's (debounced).
+    await tab.waitForFunction(() => (window as any).refreshes.length === 2, undefined, { timeout: 10_000 });
 
     a.proc.kill('SIGKILL');
     expect(await a.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // Committed before any reconnect (the browsers wait the stream's retry, at least SSE_RETRY_MS).
+    const during = await createIdea(onB, 'During the gap');
 
-    // The EventSources notice the loss, reconnect through the proxy (A refuses, B answers) and the client refreshes.
-    await tab.waitForFunction(() => (window as any).opens === 2 && (window as any).refreshes.length >= 2, undefined, { timeout: 20_000 });
+    // The EventSources notice the loss and reconnect through the proxy (A refuses, B answers) with Last-Event-ID:
+    // B replays the idea, and the module refreshes once for it (debounced), not for the reconnect itself.
+    await tab.waitForFunction(() => (window as any).opens === 2, undefined, { timeout: 20_000 });
+    for (let i = 0; i < 800 && (proxy.served.get(b.url) ?? 0) < 2; i++) await sleep(25);
     expect(proxy.served.get(b.url)).toBeGreaterThanOrEqual(2);
-    const afterReconnect = await state();
-    expect(afterReconnect.refreshes).toBe(2);
+    await tab.waitForFunction((u) => (window as any).messages.includes(u), during, { timeout: 10_000 });
+    await tab.waitForFunction(() => (window as any).refreshes.length === 3, undefined, { timeout: 10_000 });
+    await sleep(1000);
+    expect((await state()).refreshes).toBe(3);
 
     const after = await createIdea(onB, 'After the kill');
     await tab.waitForFunction((u) => (window as any).messages.includes(u), after, { timeout: 10_000 });
-    await tab.waitForFunction(() => (window as any).refreshes.length === 3, undefined, { timeout: 10_000 });
-    expect((await state()).messages).toEqual([before, after]);
+    await tab.waitForFunction(() => (window as any).refreshes.length === 4, undefined, { timeout: 10_000 });
+    expect((await state()).messages).toEqual([before, during, after]);
 
     // B carries on alone.
     expect(b.proc.exitCode).toBeNull();
@@ -134,13 +142,18 @@ describe('faults: one of two instances killed (SIGKILL) behind a failover proxy,
     proxy.cutAll();
     await tab.waitForFunction(() => (window as any).es.readyState === EventSource.CLOSED, undefined, { timeout: 20_000 });
     const before = (await state()).refreshes;
+    await createIdea(onB, 'During the 503s');
     await sleep(1500); // at least one retry of client/realtime.js is refused too
     expect((await state()).refreshes).toBe(before);
 
     proxy.unavailable = false;
-    // client/realtime.js opens a new source after retryMs, refreshes on its open, and follows B's mutations again.
-    await tab.waitForFunction((n) => (window as any).refreshes.length === n + 1 && (window as any).changes.isOpen(), before, { timeout: 20_000 });
-    await sleep(300);
+    // client/realtime.js opens a new source after retryMs with ?lastEventId=: B replays the idea (one debounced
+    // refresh, none for the open itself), and the module follows B's mutations again.
+    const served = proxy.served.get(b.url) ?? 0;
+    await tab.waitForFunction((n) => (window as any).refreshes.length === n + 1, before, { timeout: 20_000 });
+    expect(proxy.served.get(b.url)).toBeGreaterThan(served);
+    await sleep(1000);
+    expect((await state()).refreshes).toBe(before + 1);
     await createIdea(onB, 'After the 503');
     await tab.waitForFunction((n) => (window as any).refreshes.length === n + 2, before, { timeout: 10_000 });
   }, 60_000);
