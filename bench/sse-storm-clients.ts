@@ -184,6 +184,7 @@ process.on('message', (msg: { open?: { url: string; cookie: string; n: number };
             gaps: c.gaps,
             resets: c.resets,
             connectIdAfter: c.connectIdAfter,
+            pending: c.req !== null && c.connects < 2,
           })),
         });
       } else setTimeout(poll, 100);

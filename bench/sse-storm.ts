@@ -22,6 +22,8 @@
  */
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
@@ -98,13 +100,38 @@ function histogram(xs: number[], width: number): Record<string, number> {
   return Object.fromEntries(Object.entries(h).sort((a, b) => Number(a[0]) - Number(b[0])));
 }
 
+/** Warning and error lines of the server's log, counted by level, message and error message. */
+function summarize(lines: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const l of lines) {
+    try {
+      const j = JSON.parse(l) as { level: string | number; msg?: string; err?: { message?: string } | string; req?: { url?: string } };
+      const err = typeof j.err === 'string' ? j.err : j.err?.message;
+      const k = `${j.level} ${j.msg ?? ''}${err ? `: ${err}` : ''}`;
+      out[k] = (out[k] ?? 0) + 1;
+    } catch {
+      out[l.slice(0, 120)] = (out[l.slice(0, 120)] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const { db, url: databaseUrl, cleanup } = await scratchDatabase(logger, 'storm');
   const port = await freePort();
   let server: ServiceProcess | null = null;
   const serverLog: string[] = [];
   const env = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', BENCH_SERVICE_PORT: String(port), SSE_MAX_STREAMS_PER_USER: '100000', SSE_RETRY_MS: String(RETRY_MS), MCP_RATE_LIMIT_PER_MINUTE: '0' };
-  const start = () => startServiceProcess({ env, onLine: (line) => serverLog.length < 2000 && serverLog.push(line) });
+  const logPath = process.env.STORM_SERVER_LOG ?? join(tmpdir(), `sse-storm-server-${process.pid}.log`);
+  const logFile = createWriteStream(logPath);
+  const start = () =>
+    startServiceProcess({
+      env,
+      onLine: (line) => {
+        logFile.write(`${line}\n`);
+        if (/"level":"(warn|error|fatal)"|"level":[4-6]0/.test(line)) serverLog.push(line);
+      },
+    });
   const clients = helper('sse-storm-clients.js');
   try {
     server = await start();
@@ -224,7 +251,9 @@ async function main(): Promise<void> {
       duplicates: sum('dups'),
       holes: sum('gaps'),
       resets: sum('resets'),
-      serverWarnings: serverLog.filter((l) => /"level":"(warn|error|fatal)"|"level":[4-6]0/.test(l)).slice(0, 10),
+      serverWarnings: summarize(serverLog),
+      serverLog: logPath,
+      pendingAtEnd: report.filter((c) => c.pending).length,
       loadavg: (await import('node:os')).loadavg().map((x) => round(x)),
     };
     console.log(JSON.stringify(result, null, 1));
