@@ -1,6 +1,7 @@
 /**
  * The service under benchmark, in its own process so the load generator never shares its event loop (bench/
- * notifications.ts, bench/soak.ts). Configured by its environment (DATABASE_URL, LOG_LEVEL, …; PORT is always 0);
+ * notifications.ts, bench/soak.ts, bench/sse-storm.ts). Configured by its environment (DATABASE_URL, LOG_LEVEL, …; PORT is 0
+ * unless BENCH_SERVICE_PORT is set — a restart on the same port);
  * logs JSON lines to stdout like the shipped service. IPC: reports `{url}` when listening; "stop" stops it and exits;
  * `{mem: true}` answers `{mem: {rss, heapUsed, heapTotal, external, cpuUs, loopDelayP99Ms}}` — after a full GC when
  * started with --expose-gc; `loopDelayP99Ms` is the event-loop delay p99 since the previous sample; `{profile: 'start'}`
@@ -12,7 +13,7 @@ import { startService } from '../src/bootstrap.js';
 import { createLogger } from '../src/shared/logging/logger.js';
 import { installProfilerIpc } from './lib/profiler.js';
 
-const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
+const config = loadConfig({ ...process.env, PORT: process.env.BENCH_SERVICE_PORT ?? '0', HOST: '127.0.0.1' });
 const service = await startService(config, createLogger(config.logLevel));
 installProfilerIpc();
 const loop = monitorEventLoopDelay({ resolution: 10 });
