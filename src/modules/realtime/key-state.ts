@@ -108,13 +108,19 @@ export class KeyState {
     return this.recent.slice(start, start + (upTo - after));
   }
 
-  /** Older frames read from the log for a replay: kept in front of `recent` when they adjoin it (within RECENT_MAX). */
-  remember(older: readonly PositionedEvent[]): void {
-    const first = this.recent[0];
-    if (!older.length || !first || older[older.length - 1].n !== first.n - 1) return;
+  /**
+   * Frames read from the log for a replay, kept in front of `recent` when they reach up to it (or, with nothing in
+   * memory yet — a restarted instance — up to the delivered position), within RECENT_MAX: the next resumes of the
+   * same range are served from memory.
+   */
+  remember(frames: readonly PositionedEvent[]): void {
+    const boundary = this.recent.length ? this.recent[0].n : this.delivered + 1;
+    let end = frames.length;
+    while (end > 0 && frames[end - 1].n >= boundary) end--;
+    if (end === 0 || frames[end - 1].n !== boundary - 1) return;
     const room = RECENT_MAX - this.recent.length;
     if (room <= 0) return;
-    this.recent = [...older.slice(Math.max(0, older.length - room)), ...this.recent];
+    this.recent = [...frames.slice(Math.max(0, end - room), end), ...this.recent];
   }
 
   /** Positions up to `head` are gone from the log: memory is no longer contiguous, the streams get `reset`. */

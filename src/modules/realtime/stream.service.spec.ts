@@ -195,6 +195,22 @@ describe('StreamService', () => {
     }
   });
 
+  it('keeps what a replay read in memory, even on a fresh instance: later resumes of that range read nothing', async () => {
+    const { open, publish, log } = setup();
+    for (let i = 0; i < 30; i++) publish(change());
+    // A fresh instance: nothing delivered here yet, the first resume reads the log...
+    const first = open({ lastEventId: 'ep-5' });
+    await settle();
+    expect(first.data()).toHaveLength(25);
+    const reads = log.reads;
+    // ...and the ones that reconnect later (their retry is spread over seconds) are served from memory.
+    const later = Array.from({ length: 20 }, (_, i) => open({ lastEventId: `ep-${5 + i}` }));
+    await settle();
+    expect(log.reads).toBe(reads);
+    for (const [i, c] of later.entries()) expect(c.data()).toHaveLength(25 - i);
+    for (const c of [first, ...later]) c.sub.unsubscribe();
+  });
+
   it('ends a session’s streams (logout anywhere), and runs one heartbeat timer only while streams are open', async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] });
     try {

@@ -297,6 +297,12 @@ export class StreamService implements KeyStateHost {
         void this.startOf(state, project, lastEventId, () => firstPositioned(waiting))
           .then((start) => {
             if (subscriber.closed) return;
+            // A replay is a burst: the response stays corked for the turn, so it leaves in one write, not one per frame.
+            const res = req.res;
+            if (start.replay.length > 1 && !res.destroyed) {
+              res.cork();
+              setImmediate(() => res.uncork());
+            }
             subscriber.next({ id: start.connectId, retry: this.retryMs() });
             for (const m of start.replay) subscriber.next(m);
             coveredUpTo = start.coveredUpTo;
