@@ -40,7 +40,6 @@ function streamRequest(auth: AuthContext, req: Request): StreamRequest {
   const given = typeof header === 'string' && header.trim() !== '' ? header.trim() : typeof query === 'string' && query.trim() !== '' ? query.trim() : null;
   return {
     sessionUuid: auth.sessionUuid ?? null,
-    userUuid: auth.actor.uuid,
     lastEventId: given === null ? null : given.length > MAX_EVENT_ID ? '-' : given,
     res: req.res as ServerResponse,
   };

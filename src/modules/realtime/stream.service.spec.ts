@@ -63,14 +63,14 @@ const settle = async (ms = 0): Promise<void> => {
 function setup(heartbeatMs = 60_000) {
   const lifecycle = new Lifecycle();
   const log = new FakeLog();
-  const config = { sseHeartbeatMs: heartbeatMs, sseRetryMs: 3000, sseMaxStreamsPer: 64 } as unknown as AppConfig;
+  const config = { sseHeartbeatMs: heartbeatMs, sseRetryMs: 3000, sseMaxStreamsPerUser: 64 } as unknown as AppConfig;
   const service = new StreamService(config, lifecycle, new MetricsService(), log as unknown as StreamLog, {} as DataSource, pino({ level: 'silent' }));
   const open = (opts: { project?: string | null; lastEventId?: string | null; session?: string } = {}) => {
     const res = new FakeResponse();
     const got: MessageEvent[] = [];
     let completed = false;
     const sub = service
-      .changes(company, opts.project ?? null, { sessionUuid: opts.session ?? null, userUuid: 'u', lastEventId: opts.lastEventId ?? null, res: res as unknown as ServerResponse })
+      .changes(company, opts.project ?? null, { sessionUuid: opts.session ?? null, lastEventId: opts.lastEventId ?? null, res: res as unknown as ServerResponse })
       .subscribe({ next: (m) => got.push(m), complete: () => (completed = true) });
     const data = () => got.filter((m) => m.data !== undefined && m.type === undefined).map((m) => ({ id: m.id, e: JSON.parse(m.data as string) as RealtimeEvent }));
     return { res, got, sub, data, completed: () => completed };

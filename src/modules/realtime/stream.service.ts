@@ -30,7 +30,6 @@ export type EndReason = 'client' | 'logout' | 'session_expired' | 'shutdown' | '
 /** Who opened a stream and from where it resumes. */
 export interface StreamRequest {
   sessionUuid: string | null;
-  userUuid: string;
   /** `Last-Event-ID` (header, else `lastEventId` query), or null. */
   lastEventId: string | null;
   res: ServerResponse;
