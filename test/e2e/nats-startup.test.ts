@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { changeJson, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
@@ -77,13 +79,16 @@ describe('starting with NATS down', () => {
     await raw.flush();
     const idea = await createIdea('After NATS came up');
     await until('the change on NATS', async () => bodies.length === 1);
-    const body = JSON.parse(bodies[0]) as { origin: string; payload: unknown };
-    expect(Object.keys(body)).toEqual(['origin', 'payload']);
+    const body = JSON.parse(bodies[0]) as { origin: string; position: string; payload: unknown };
+    expect(Object.keys(body)).toEqual(['origin', 'position', 'payload']);
+    expect(body.position).toMatch(/^[0-9a-z]+-\d+$/);
     expect(body.payload).toEqual({ companyUuid, projectUuid, entityType: 'idea', entityUuid: idea, action: 'created' });
 
-    // A peer of the previous version publishes with the raw client: the open stream (never reset) gets it.
-    const peer = { companyUuid, projectUuid, entityType: 'idea', entityUuid: randomUUID(), action: 'updated' };
-    raw.publish(`${prefix}.change.${companyUuid}`, JSON.stringify({ origin: randomUUID(), payload: peer }));
+    // Another instance commits (its frame logged at the next position) and publishes with the raw client: the open
+    // stream (never reset) gets it, relayed.
+    const peer: RealtimeEvent = { companyUuid, projectUuid, entityType: 'idea', entityUuid: randomUUID(), action: 'updated' };
+    const [position] = await app.ds.transaction((em) => app.get(StreamLog).append(em, 'c', [{ key: companyUuid, projectUuid, payload: changeJson(peer) }]));
+    raw.publish(`${prefix}.change.${companyUuid}`, JSON.stringify({ origin: randomUUID(), position, payload: peer }));
     const frames = (await stream.waitFor(3)).map((m) => JSON.parse(m));
     expect(frames.slice(1)).toEqual([expect.objectContaining({ entityUuid: idea }), peer]);
   });
