@@ -16,6 +16,8 @@ export interface NatsConnectionInfo {
  */
 export class TestNatsServer {
   private proc: ChildProcess | null = null;
+  /** More command-line arguments (cluster options: see nats-cluster.ts). */
+  extraArgs: string[] = [];
   private constructor(
     readonly port: number,
     readonly monitorPort: number | null,
@@ -38,6 +40,7 @@ export class TestNatsServer {
   async start(): Promise<void> {
     const args = ['-a', '127.0.0.1', '-p', String(this.port)];
     if (this.monitorPort) args.push('-m', String(this.monitorPort));
+    args.push(...this.extraArgs);
     this.proc = spawn(NATS_SERVER_BIN, args, { stdio: 'ignore' });
     for (let i = 0; i < 100; i++) {
       if ((await portAccepts(this.port)) && (!this.monitorPort || (await portAccepts(this.monitorPort)))) return;
@@ -51,6 +54,17 @@ export class TestNatsServer {
     if (!this.monitorPort) throw new Error('started without monitor');
     const res = await fetch(`http://127.0.0.1:${this.monitorPort}/connz?subs=detail&state=${state}`);
     return ((await res.json()) as { connections?: NatsConnectionInfo[] }).connections ?? [];
+  }
+
+  get running(): boolean {
+    return this.proc !== null && this.proc.exitCode === null && this.proc.signalCode === null;
+  }
+
+  /** Number of cluster routes the server has now (`/routez`); needs `monitor`. */
+  async routeCount(): Promise<number> {
+    if (!this.monitorPort) throw new Error('started without monitor');
+    const res = await fetch(`http://127.0.0.1:${this.monitorPort}/routez`);
+    return ((await res.json()) as { num_routes?: number }).num_routes ?? 0;
   }
 
   async stop(): Promise<void> {
