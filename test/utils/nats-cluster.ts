@@ -1,7 +1,30 @@
-import { freePort } from '../../src/shared/database/embedded-postgres.js';
+import { createServer } from 'node:net';
 import { TestNatsServer } from './nats-server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const taken = new Set<number>();
+
+/**
+ * A free port below the ephemeral range (32768+ on Linux): a cluster's ports are reserved before its nodes start,
+ * and an ephemeral port may meanwhile become the local end of some outgoing connection (a node once did not start on
+ * its reserved port; this is the likely cause, not a proven one).
+ */
+async function quietPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+}
 
 /**
  * A real nats-server cluster of the test's own: `size` nodes on 127.0.0.1, each with its own client, cluster and
@@ -19,8 +42,8 @@ export class TestNatsCluster {
     const nodes: TestNatsServer[] = [];
     const clusterPorts: number[] = [];
     for (let i = 0; i < size; i++) {
-      nodes.push(await TestNatsServer.reserve({ monitor: true }));
-      clusterPorts.push(await freePort());
+      nodes.push(await TestNatsServer.reserve({ monitor: true, port: await quietPort(), monitorPort: await quietPort() }));
+      clusterPorts.push(await quietPort());
     }
     const name = `tc${process.pid}`;
     nodes.forEach((node, i) => {

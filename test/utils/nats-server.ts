@@ -29,8 +29,9 @@ export class TestNatsServer {
     return s;
   }
 
-  static async reserve(opts: { monitor?: boolean } = {}): Promise<TestNatsServer> {
-    return new TestNatsServer(await freePort(), opts.monitor ? await freePort() : null);
+  /** `port`/`monitorPort` given: those (nats-cluster.ts picks ports outside the ephemeral range). */
+  static async reserve(opts: { monitor?: boolean; port?: number; monitorPort?: number } = {}): Promise<TestNatsServer> {
+    return new TestNatsServer(opts.port ?? (await freePort()), opts.monitor ? (opts.monitorPort ?? (await freePort())) : null);
   }
 
   get url(): string {
@@ -41,12 +42,16 @@ export class TestNatsServer {
     const args = ['-a', '127.0.0.1', '-p', String(this.port)];
     if (this.monitorPort) args.push('-m', String(this.monitorPort));
     args.push(...this.extraArgs);
-    this.proc = spawn(NATS_SERVER_BIN, args, { stdio: 'ignore' });
+    const proc = spawn(NATS_SERVER_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.proc = proc;
+    let err = '';
+    proc.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
     for (let i = 0; i < 100; i++) {
+      if (proc.exitCode !== null) break;
       if ((await portAccepts(this.port)) && (!this.monitorPort || (await portAccepts(this.monitorPort)))) return;
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`nats-server did not start on ${this.port}`);
+    throw new Error(`nats-server did not start on ${this.port}: ${err}`);
   }
 
   /** The client connections the server holds now, or also the recently closed ones (`all`); needs `monitor`. */
