@@ -16,6 +16,8 @@ export interface NatsConnectionInfo {
  */
 export class TestNatsServer {
   private proc: ChildProcess | null = null;
+  /** More command-line arguments (cluster options: see nats-cluster.ts). */
+  extraArgs: string[] = [];
   private constructor(
     readonly port: number,
     readonly monitorPort: number | null,
@@ -27,8 +29,9 @@ export class TestNatsServer {
     return s;
   }
 
-  static async reserve(opts: { monitor?: boolean } = {}): Promise<TestNatsServer> {
-    return new TestNatsServer(await freePort(), opts.monitor ? await freePort() : null);
+  /** `port`/`monitorPort` given: those (nats-cluster.ts picks ports outside the ephemeral range). */
+  static async reserve(opts: { monitor?: boolean; port?: number; monitorPort?: number } = {}): Promise<TestNatsServer> {
+    return new TestNatsServer(opts.port ?? (await freePort()), opts.monitor ? (opts.monitorPort ?? (await freePort())) : null);
   }
 
   get url(): string {
@@ -38,12 +41,17 @@ export class TestNatsServer {
   async start(): Promise<void> {
     const args = ['-a', '127.0.0.1', '-p', String(this.port)];
     if (this.monitorPort) args.push('-m', String(this.monitorPort));
-    this.proc = spawn(NATS_SERVER_BIN, args, { stdio: 'ignore' });
+    args.push(...this.extraArgs);
+    const proc = spawn(NATS_SERVER_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.proc = proc;
+    let err = '';
+    proc.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
     for (let i = 0; i < 100; i++) {
+      if (proc.exitCode !== null) break;
       if ((await portAccepts(this.port)) && (!this.monitorPort || (await portAccepts(this.monitorPort)))) return;
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`nats-server did not start on ${this.port}`);
+    throw new Error(`nats-server did not start on ${this.port}: ${err}`);
   }
 
   /** The client connections the server holds now, or also the recently closed ones (`all`); needs `monitor`. */
@@ -51,6 +59,17 @@ export class TestNatsServer {
     if (!this.monitorPort) throw new Error('started without monitor');
     const res = await fetch(`http://127.0.0.1:${this.monitorPort}/connz?subs=detail&state=${state}`);
     return ((await res.json()) as { connections?: NatsConnectionInfo[] }).connections ?? [];
+  }
+
+  get running(): boolean {
+    return this.proc !== null && this.proc.exitCode === null && this.proc.signalCode === null;
+  }
+
+  /** Number of cluster routes the server has now (`/routez`); needs `monitor`. */
+  async routeCount(): Promise<number> {
+    if (!this.monitorPort) throw new Error('started without monitor');
+    const res = await fetch(`http://127.0.0.1:${this.monitorPort}/routez`);
+    return ((await res.json()) as { num_routes?: number }).num_routes ?? 0;
   }
 
   async stop(): Promise<void> {
