@@ -32,7 +32,11 @@ export interface Database {
 }
 
 /** DATABASE_URL when set, else the embedded server of DATA_DIR; then migrations under the advisory lock. */
-export async function openDatabase(config: AppConfig, logger: Logger, opts: { migrate?: boolean; poolSize?: number } = {}): Promise<Database> {
+export async function openDatabase(
+  config: AppConfig,
+  logger: Logger,
+  opts: { migrate?: boolean; poolSize?: number; statementTimeoutMs?: number } = {},
+): Promise<Database> {
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
@@ -40,17 +44,22 @@ export async function openDatabase(config: AppConfig, logger: Logger, opts: { mi
     embedded = await startEmbedded(config.dataDir, (msg) => logger.debug({ component: 'embedded-postgres' }, msg));
     url = embedded.url;
   }
-  const dataSource = createDataSource({ url, entities: ENTITIES, migrations: MIGRATIONS, poolSize: opts.poolSize });
+  const dataSource = createDataSource({
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    poolSize: opts.poolSize,
+    statementTimeoutMs: opts.statementTimeoutMs ?? config.dbStatementTimeoutMs,
+  });
   try {
+    // Migrations run on a connection of their own, without the statement timeouts: waiting for another instance's
+    // migration lock, or a long migration, is expected there.
+    if (opts.migrate !== false) await migrate(url, logger);
     await dataSource.initialize();
     // A dropped connection raises 'error' on the idle client; without a handler it would crash the process.
     (dataSource.driver as unknown as { master?: { on(e: string, l: (err: Error) => void): void } }).master?.on('error', (err) =>
       logger.warn({ err: err.message }, 'database connection error'),
     );
-    if (opts.migrate !== false) {
-      const applied = await runMigrations(dataSource);
-      if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
-    }
   } catch (err) {
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
@@ -64,6 +73,17 @@ export async function openDatabase(config: AppConfig, logger: Logger, opts: { mi
       await embedded?.stop();
     },
   };
+}
+
+async function migrate(url: string, logger: Logger): Promise<void> {
+  const dataSource = createDataSource({ url, entities: ENTITIES, migrations: MIGRATIONS, poolSize: 2, applicationName: 'svc-migrations' });
+  await dataSource.initialize();
+  try {
+    const applied = await runMigrations(dataSource);
+    if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  } finally {
+    await dataSource.destroy().catch(() => undefined);
+  }
 }
 
 export interface RunningService {

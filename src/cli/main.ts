@@ -9,6 +9,9 @@ import { createLogger } from '../shared/logging/logger.js';
 import { ReportedError, UsageError, type CliCommand, type OptionValues } from './cli-command.js';
 import { parseCommand, usage } from './commands.js';
 
+/** The CLI's maintenance commands (migrations, seeding, key rotation) may run longer than a request's statements. */
+const MAINTENANCE_STATEMENT_TIMEOUT_MS = 60_000;
+
 async function execute(command: CliCommand, values: OptionValues): Promise<object> {
   // The tool client talks to a running service over HTTP: no configuration, no database.
   if (command.database === false) return command.run(values);
@@ -19,7 +22,7 @@ async function execute(command: CliCommand, values: OptionValues): Promise<objec
   // Loaded here so the tool client does not pay for the whole application. Attaches to the embedded server of a
   // running service, or starts one for this command and stops it after.
   const { openDatabase } = await import('../bootstrap.js');
-  const database = await openDatabase(config, logger, { migrate: command.migrate !== false, poolSize: 2 });
+  const database = await openDatabase(config, logger, { migrate: command.migrate !== false, poolSize: 2, statementTimeoutMs: MAINTENANCE_STATEMENT_TIMEOUT_MS });
   try {
     return await command.run({ dataSource: database.dataSource }, values);
   } finally {

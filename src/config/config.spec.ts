@@ -58,6 +58,8 @@ describe('loadConfig', () => {
       SSE_RETRY_MS: '1500',
       SSE_MAX_STREAMS_PER_USER: '8',
       STREAM_LOG_RETENTION: '30m, 50000',
+      DB_STATEMENT_TIMEOUT_MS: '2500',
+      REQUEST_TIMEOUT_MS: '4000',
     });
     expect(c).toMatchObject({
       port: 8080,
@@ -77,7 +79,10 @@ describe('loadConfig', () => {
       sseMaxStreamsPerUser: 8,
       streamLogRetentionMs: 30 * 60_000,
       streamLogRetentionCount: 50_000,
+      dbStatementTimeoutMs: 2500,
+      requestTimeoutMs: 4000,
     });
+    expect(loadConfig({})).toMatchObject({ dbStatementTimeoutMs: 5000, requestTimeoutMs: 8000 });
     expect(loadConfig({})).toMatchObject({ sseRetryMs: 3000, sseMaxStreamsPerUser: 64, streamLogRetentionMs: 600_000, streamLogRetentionCount: 10_000 });
     expect(loadConfig({ STREAM_LOG_RETENTION: '90s,1' })).toMatchObject({ streamLogRetentionMs: 90_000, streamLogRetentionCount: 1 });
     expect(loadConfig({ MCP_RATE_LIMIT_PER_MINUTE: '0' }).mcpRateLimitPerMinute).toBe(0);
@@ -120,6 +125,9 @@ describe('loadConfig', () => {
     ['STREAM_LOG_RETENTION', '10 minutes,10000'],
     ['STREAM_LOG_RETENTION', '500ms,10'],
     ['STREAM_LOG_RETENTION', '10m,0'],
+    ['DB_STATEMENT_TIMEOUT_MS', '0'],
+    ['DB_STATEMENT_TIMEOUT_MS', '5s'],
+    ['REQUEST_TIMEOUT_MS', '50'],
   ])('rejects %s=%j with a ConfigError naming the variable', (variable, value) => {
     const err = configError({ [variable]: value });
     expect(err.variable).toBe(variable);

@@ -23,6 +23,10 @@ export class AppConfig {
   /** Minimum age and minimum count of frames kept per key in the resume log (both hold). */
   streamLogRetentionMs: number;
   streamLogRetentionCount: number;
+  /** Statement timeout (server side) and query timeout (client side) of every pooled connection; also the pool-acquire timeout. */
+  dbStatementTimeoutMs: number;
+  /** Deadline of a REST or tool-endpoint request (not the streams). */
+  requestTimeoutMs: number;
   publicUrl: string | null;
   /** Origin of PUBLIC_URL, when set. */
   publicOrigin: string | null;
@@ -138,6 +142,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.sseRetryMs = integer(env, 'SSE_RETRY_MS', 3000, 100, 600_000);
   config.sseMaxStreamsPerUser = integer(env, 'SSE_MAX_STREAMS_PER_USER', 64, 1, 100_000);
   [config.streamLogRetentionMs, config.streamLogRetentionCount] = retention(env, 'STREAM_LOG_RETENTION');
+  config.dbStatementTimeoutMs = integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000);
+  config.requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 8000, 100, 3_600_000);
   config.publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
   config.publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : null;
   config.mcpRateLimitPerMinute = integer(env, 'MCP_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000);

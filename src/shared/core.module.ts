@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import type { Application } from 'express';
 import type { Logger } from 'pino';
@@ -10,6 +10,7 @@ import { EMITTER_DEFAULTS } from './event-bus/emitter-event-bus.js';
 import { EventBus } from './event-bus/event-bus.port.js';
 import { InProcessEventBus } from './event-bus/in-process-event-bus.js';
 import { NatsEventBus } from './event-bus/nats-event-bus.js';
+import { RequestDeadlineInterceptor } from './http/request-deadline.interceptor.js';
 import { RouteTable } from './http/route-table.js';
 import { Lifecycle } from './lifecycle.js';
 import { LOGGER } from './logging/logger.js';
@@ -58,6 +59,7 @@ export class CoreModule {
         TransactionRunner,
         StreamLog,
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: RequestDeadlineInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
       exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable, TransactionRunner, StreamLog],

@@ -1,4 +1,4 @@
-import type { QueryRunner } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { rpc } from '../utils/mcp-client.js';
@@ -32,9 +32,10 @@ describe('database pool exhausted (e2e)', () => {
 
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After (REST and MCP) while no connection frees up, then serves again', async () => {
     // Take every connection of the service's pool.
-    const max = (app.db.dataSource.driver as unknown as { master: { options: { max: number } } }).master.options.max;
+    const pool = app.get(DataSource);
+    const max = (pool.driver as unknown as { master: { options: { max: number } } }).master.options.max;
     for (let i = 0; i < max; i++) {
-      const runner = app.db.dataSource.createQueryRunner();
+      const runner = pool.createQueryRunner();
       await runner.connect();
       held.push(runner);
     }

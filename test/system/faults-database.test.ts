@@ -309,4 +309,53 @@ describe('faults: PostgreSQL stopped and restarted during traffic (built service
       await Promise.all(workers);
     }
   }, 150_000);
+
+  it('a frozen server (SIGSTOP): every request answers the documented 503 within the bounds, none hangs; thawed, it recovers by itself', async () => {
+    const health = async (path: string) => {
+      const res = await fetch(`${svc.url}${path}`, { signal: AbortSignal.timeout(REQUEST_BOUND_MS) });
+      return res.status;
+    };
+    await until('ready', async () => (await health('/health/ready')) === 200);
+    for (const k of KINDS) expect(succeeded(await send(k))).toBe(true);
+
+    const frozenAt = Date.now();
+    pg.freeze();
+    let outcomes: Outcome[] = [];
+    let thawedAt = 0;
+    try {
+      // 20 requests of each kind, all at once, as the server stops answering.
+      outcomes = await Promise.all(KINDS.flatMap((k) => Array.from({ length: 20 }, () => send(k))));
+      await until('readiness 503', async () => (await health('/health/ready')) === 503, 5000);
+    } finally {
+      thawedAt = Date.now();
+      pg.thaw();
+    }
+    // Every answer is the documented one, none took longer than the bounds (DB_STATEMENT_TIMEOUT_MS 5 s + the
+    // client's second, REQUEST_TIMEOUT_MS 8 s), none is a 500 or no answer at all.
+    const odd = outcomes.filter((o) => !unavailable(o));
+    if (odd.length) console.log(JSON.stringify(odd.slice(0, 3)), svc.output().split('\n').filter((l) => /unhandled error|tool failed/.test(l)).slice(-5).join('\n'));
+    expect(odd).toEqual([]);
+    const took = (k: Kind) => outcomes.filter((o) => o.kind === k).map((o) => o.endedAt - o.startedAt).sort((a, b) => a - b);
+    const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
+    for (const k of KINDS) expect(pct(took(k), 100)).toBeLessThan(9000);
+
+    // Thawed: readiness and every kind of request come back without a restart.
+    await until('readiness 200 after thaw', async () => (await health('/health/ready')) === 200);
+    const readyAfterMs = Date.now() - thawedAt;
+    let recoveredAfterMs = 0;
+    await until('every kind succeeds after thaw', async () => {
+      const results = await Promise.all(KINDS.map((k) => send(k)));
+      recoveredAfterMs = Date.now() - thawedAt;
+      return results.every(succeeded);
+    });
+    // Writes answered 503 are all-or-nothing (a commit whose acknowledgement was lost may be there, whole).
+    for (const w of outcomes.filter((o) => o.tag !== null)) {
+      const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM task WHERE title LIKE $1`, [`${w.tag} #%`]);
+      expect([0, 3]).toContain(n);
+    }
+    expect(svc.proc.exitCode).toBeNull();
+    expect(svc.output()).not.toMatch(/"unhandled error"|"level":"fatal"/);
+    const figures = Object.fromEntries(KINDS.map((k) => [k, { p50: pct(took(k), 50), p99: pct(took(k), 99), max: pct(took(k), 100) }]));
+    console.log(`frozen-database: ${JSON.stringify({ frozenForMs: thawedAt - frozenAt, timeTo503Ms: figures, readyAfterThawMs: readyAfterMs, allKindsOkAfterThawMs: recoveredAfterMs })}`);
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ const DATABASE = 'svc';
  */
 export class TestPgServer {
   private running = false;
+  private frozen: number[] = [];
 
   private constructor(
     private readonly cluster: PostgresCluster,
@@ -70,7 +72,52 @@ export class TestPgServer {
     for (let i = 0; i < 200 && (await portAccepts(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
   }
 
+  /**
+   * Freezes the server as a stalled disk or a partition does: SIGSTOP to the postmaster and every backend (the kernel
+   * still completes TCP handshakes, nothing answers). `thaw()` resumes them all.
+   */
+  freeze(): number[] {
+    const pids = this.processes();
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    this.frozen = pids;
+    return pids;
+  }
+
+  thaw(): void {
+    // Children first would let a backend run while its postmaster is stopped for a moment: resume the postmaster first.
+    for (const pid of this.frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // gone
+      }
+    }
+    this.frozen = [];
+  }
+
+  /** The postmaster and its descendants (from /proc). */
+  private processes(): number[] {
+    const root = this.pid;
+    if (!root) return [];
+    const parents = new Map<number, number>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // pid (comm) state ppid …; comm may hold spaces and parentheses: read after the last ')'.
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        parents.set(Number(entry), ppid);
+      } catch {
+        // exited meanwhile
+      }
+    }
+    const out = [root];
+    for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parents) if (ppid === out[i]) out.push(pid);
+    return out;
+  }
+
   async destroy(): Promise<void> {
+    this.thaw();
     await this.stop().catch(() => undefined);
     await removeEmbeddedData(this.dir);
   }

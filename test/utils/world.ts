@@ -92,9 +92,10 @@ export class World {
       },
     });
     const logger = createLogger(config.logLevel, sink);
-    // A second instance gets a pool of its own, as a separate process would.
-    const dataSource = opts.sharing ? await openSecondPool(w.db) : w.db.dataSource;
-    w.running = await startService(config, logger, { database: { dataSource, embedded: null, close: async () => void (opts.sharing ? await dataSource.destroy() : undefined) } });
+    // The app gets a pool of its own, configured as the service configures its pool (statement timeouts included);
+    // the test's own pool (`w.ds`, factories, direct queries) stays apart, as a separate process would be.
+    const dataSource = await openAppPool(w.db, config.dbStatementTimeoutMs);
+    w.running = await startService(config, logger, { database: { dataSource, embedded: null, close: async () => void (await dataSource.destroy()) } });
     w.appConfig = config;
     return w;
   }
@@ -275,9 +276,9 @@ export function agentActor(agent: Pick<AgentRecord, 'uuid' | 'name' | 'preset' |
   };
 }
 
-/** A pool of its own on a test database (a second instance's connections). */
-async function openSecondPool(db: TestDatabase): Promise<DataSource> {
-  const ds = createDataSource({ url: db.url, entities: ENTITIES, migrations: MIGRATIONS, poolSize: 10 });
+/** The app's pool on a test database, with the service's statement timeouts. */
+async function openAppPool(db: TestDatabase, statementTimeoutMs: number): Promise<DataSource> {
+  const ds = createDataSource({ url: db.url, entities: ENTITIES, migrations: MIGRATIONS, poolSize: 10, statementTimeoutMs });
   await ds.initialize();
   return ds;
 }

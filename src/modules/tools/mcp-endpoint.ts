@@ -274,6 +274,8 @@ function writeJson(res: ServerResponse, message: Record<string, unknown>): void 
 /** Copies the SDK's answer to the socket in one write, with its length (and a tools/list's prepared list spliced in). */
 async function writeResponse(response: Response, res: ServerResponse, listed: Buffer | undefined): Promise<void> {
   const answer = Buffer.from(await response.arrayBuffer());
+  // Answered already: the request ran past its deadline (503 -32003) or the client left.
+  if (res.headersSent || res.writableEnded) return;
   const chunks = listed === undefined ? [answer] : spliceListed(answer, listed);
   res.statusCode = response.status;
   response.headers.forEach((value, name) => {

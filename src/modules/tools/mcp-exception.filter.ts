@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from '../../shared/errors/app-error.js';
+import { isDatabaseUnavailable, ServiceUnavailableError } from '../../shared/errors/app-error.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { McpHttpError } from './mcp-errors.js';
 
 /**
  * The exception filter of `/api/mcp` (in place of the global REST one): every failure is an HTTP status with a
- * JSON-RPC error body (platform.md §4) — the guards' and the body's refusals as they say, an unreachable database
- * 503 -32003, anything else 500 -32603 with an `errorId` logged with the cause.
+ * JSON-RPC error body (platform.md §4) — the guards' and the body's refusals as they say, an unreachable database or
+ * a request past its deadline 503 -32003, anything else 500 -32603 with an `errorId` logged with the cause.
  */
 @Catch()
 export class McpExceptionFilter implements ExceptionFilter {
@@ -26,7 +26,7 @@ export class McpExceptionFilter implements ExceptionFilter {
       return;
     }
     const describe = exception instanceof Error ? { type: exception.name, message: exception.message, stack: exception.stack } : { value: String(exception) };
-    if (isDatabaseUnavailable(exception)) {
+    if (exception instanceof ServiceUnavailableError || isDatabaseUnavailable(exception)) {
       this.logger.warn({ err: describe }, 'database unavailable');
       send(res, 503, -32003, 'Service unavailable', { 'Retry-After': '5' });
       return;

@@ -11,7 +11,16 @@ export interface DataSourceParams {
   migrations: MigrationList;
   poolSize?: number;
   applicationName?: string;
+  /**
+   * Bounds every wait on the database: the server cancels a statement after it (`statement_timeout`), the client
+   * gives up on an answer a second later (`query_timeout`: the server itself may not answer — frozen, partitioned),
+   * and taking a connection from the pool waits at most as long. Unset (migrations): only the connect timeout.
+   */
+  statementTimeoutMs?: number;
 }
+
+/** Slack of the client-side query timeout over the server-side statement timeout. */
+const CLIENT_TIMEOUT_SLACK_MS = 1000;
 
 export function createDataSource(params: DataSourceParams): DataSource {
   return new DataSource({
@@ -26,10 +35,18 @@ export function createDataSource(params: DataSourceParams): DataSource {
     logging: false,
     extra: {
       max: params.poolSize ?? 20,
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: params.statementTimeoutMs ?? 5000,
       application_name: params.applicationName ?? 'svc',
       // A dropped server must not leave requests hanging for minutes.
       keepAlive: true,
+      ...(params.statementTimeoutMs
+        ? {
+            statement_timeout: params.statementTimeoutMs,
+            query_timeout: params.statementTimeoutMs + CLIENT_TIMEOUT_SLACK_MS,
+            // A transaction whose client went away (or stalled) does not hold its locks for long.
+            idle_in_transaction_session_timeout: Math.max(10_000, params.statementTimeoutMs * 2),
+          }
+        : {}),
     },
   });
 }

@@ -127,17 +127,18 @@ export class ServiceUnavailableError extends AppError {
 }
 
 const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
-const DB_DOWN_SQLSTATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300', '3D000']);
+/** Also 57014 (a statement cancelled by `statement_timeout`) and 25P03 (`idle_in_transaction_session_timeout`). */
+const DB_DOWN_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '25P03', '08000', '08001', '08003', '08004', '08006', '53300', '3D000']);
 
 /**
  * Messages of a lost or refused connection. "Query runner already released" (a query through the runner) and
  * "…provided by a query runner was already released" (a query through its entity manager) are TypeORM's answers to
  * the next statement of a transaction whose connection failed: its PostgreSQL runner releases itself on the
  * connection's `error` event (the server went away mid-transaction); nothing else releases it before the transaction
- * callback returns.
+ * callback returns. "Query read timeout" is the client-side query timeout: the server did not answer at all.
  */
 const DB_DOWN_MESSAGE =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end|Query runner already released|query runner was already released/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection refused|the database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections|terminating connection due to administrator command|Client has encountered a connection error|Cannot use a pool after calling end|Query runner already released|query runner was already released|Query read timeout/i;
 
 /**
  * True for errors that mean "the database cannot be reached right now" rather than a bug — including pg-pool's

@@ -68,6 +68,8 @@ export class NatsEventBus extends EmitterEventBus {
       servers,
       name: `svc-${this.instanceId}-${role}`,
       waitOnFirstConnect: true,
+      // NATS_URL's order is the operator's preference (the nearest node first): the client would shuffle it otherwise.
+      noRandomize: true,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       reconnectJitter: 200,

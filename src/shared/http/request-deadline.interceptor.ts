@@ -1,0 +1,41 @@
+import { Injectable, SetMetadata, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { SSE_METADATA } from '@nestjs/common/constants.js';
+import { Reflector } from '@nestjs/core';
+import { throwError, timeout, type Observable } from 'rxjs';
+import { AppConfig } from '../../config/config.js';
+import { ServiceUnavailableError } from '../errors/app-error.js';
+
+const NO_DEADLINE = 'svc:no-request-deadline';
+
+/** A route whose answer may legitimately take longer than REQUEST_TIMEOUT_MS (a long-poll with a bound of its own). */
+export const NoRequestDeadline = (): MethodDecorator & ClassDecorator => SetMetadata(NO_DEADLINE, true);
+
+/** The request deadline ran out: 503 `SERVICE_UNAVAILABLE` with `Retry-After` (REST) or -32003 (tool endpoint). */
+export class RequestDeadlineError extends ServiceUnavailableError {
+  constructor() {
+    super('Service unavailable: the request did not complete in time');
+  }
+}
+
+/**
+ * The deadline of every REST and tool-endpoint request (platform.md §1, REQUEST_TIMEOUT_MS): when the handler has not
+ * answered in time the request fails with `RequestDeadlineError`, which the exception filters answer as 503. The work
+ * behind it is bounded separately (the statement timeouts of the pool) and rolls back whole. Streams (`@Sse`) and
+ * routes marked `@NoRequestDeadline()` are exempt. Guards run before it; theirs are database reads bounded the same way.
+ */
+@Injectable()
+export class RequestDeadlineInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly config: AppConfig,
+  ) {}
+
+  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (ctx.getType() !== 'http') return next.handle();
+    const handler = ctx.getHandler();
+    if (this.reflector.get<boolean | undefined>(SSE_METADATA, handler) || this.reflector.getAllAndOverride<boolean | undefined>(NO_DEADLINE, [handler, ctx.getClass()])) {
+      return next.handle();
+    }
+    return next.handle().pipe(timeout({ first: this.config.requestTimeoutMs, with: () => throwError(() => new RequestDeadlineError()) }));
+  }
+}
