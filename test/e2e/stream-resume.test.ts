@@ -31,7 +31,6 @@ const dataIds = (raw: RawStream) => blocks(raw).filter((b) => b.data !== undefin
 describe('resumable streams (platform.md §6.2): positions, Last-Event-ID, reset, session binding, caps', () => {
   let app: World;
   let companyUuid: string;
-  let userUuid: string;
   let http: HttpClient;
   let cookie: string;
 
@@ -40,7 +39,6 @@ describe('resumable streams (platform.md §6.2): positions, Last-Event-ID, reset
     const c = await app.ids.company();
     companyUuid = c.uuid;
     const u = await app.ids.user(c.uuid);
-    userUuid = u.uuid;
     http = new HttpClient(app.url);
     await http.login(u.email, u.password);
     cookie = http.cookie!;
