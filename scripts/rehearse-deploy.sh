@@ -146,5 +146,12 @@ log "companies $CO_A (load, streams) and $CO_B (the idle stream)"
 export REHEARSE_TMP="$TMP" REHEARSE_PROXY="http://127.0.0.1:$PX" REHEARSE_PORTS="$P1,$P2" REHEARSE_PASSWORD="$PASSWORD"
 export REHEARSE_DATABASE_URL="$DATABASE_URL" REHEARSE_NATS="nats://127.0.0.1:$N1,nats://127.0.0.1:$N2,nats://127.0.0.1:$N3"
 node scripts/rehearse-deploy.mjs
-grep -q '\[emerg\]\|\[alert\]' "$TMP/nginx-error.log" && die "nginx logged an emergency: $(grep '\[emerg\]\|\[alert\]' "$TMP/nginx-error.log" | head -3)"
-log "nginx error log: $(grep -c '' "$TMP/nginx-error.log" || true) lines"
+# What nginx saw: connections refused by a stopped instance (each one retried on the other instance, POST included,
+# since nothing had been sent), and never "no live upstreams" (both instances out of the rotation at once).
+E="$TMP/nginx-error.log"
+grep -q '\[emerg\]\|\[alert\]' "$E" && die "nginx logged an emergency: $(grep '\[emerg\]\|\[alert\]' "$E" | head -3)"
+refused="$(grep -c 'connect() failed (111' "$E" || true)"
+refused_post="$(grep 'connect() failed (111' "$E" | grep -c 'request: "POST' || true)"
+log "nginx: $refused connections refused by a stopped instance and passed to the other one ($refused_post of them POST)"
+nolive="$(grep -c 'no live upstreams' "$E" || true)"
+[ "$nolive" = 0 ] || die "nginx answered $nolive requests with \"no live upstreams\" (both instances out of the rotation)"
