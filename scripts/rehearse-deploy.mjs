@@ -12,6 +12,10 @@ const PORTS = process.env.REHEARSE_PORTS.split(',').map(Number);
 const PASSWORD = process.env.REHEARSE_PASSWORD;
 const STREAMS = Number(process.env.REHEARSE_STREAMS ?? 1000);
 const IDLE_MS = Number(process.env.REHEARSE_IDLE_MS ?? 125_000);
+// The rolling restart takes each instance out of nginx (server marked `down`, reload) before its SIGTERM and back
+// after it is ready, as docs/deploy.md prescribes. REHEARSE_PROXY_DRAIN=0 skips that (SIGTERM while nginx still
+// sends to it; the restarted instance gets traffic back after fail_timeout), to measure what that costs.
+const PROXY_DRAIN = process.env.REHEARSE_PROXY_DRAIN !== '0';
 const REST_RATE = 20;
 const MCP_RATE = 20;
 // nginx takes an instance that refused connections out of the rotation for fail_timeout (docs/nginx.conf): a rolling
@@ -53,6 +57,19 @@ const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return Math.round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] * 10) / 10;
 };
+
+// ---------------------------------------------------------------- nginx: taking an instance out and back
+// The same three substitutions as scripts/rehearse-deploy.sh, plus, for the instance being restarted, its server line
+// marked `down` (docs/deploy.md, "Graceful shutdown"); then a graceful reload (SIGHUP to the master).
+function nginxUpstreams(down = -1) {
+  let conf = readFileSync('docs/nginx.conf', 'utf8')
+    .replace('server svc1:3000 ', `server 127.0.0.1:${PORTS[0]} `)
+    .replace('server svc2:3000 ', `server 127.0.0.1:${PORTS[1]} `)
+    .replace(/^(\s*)listen 80;/m, `$1listen 127.0.0.1:${PROXY.port};`);
+  if (down >= 0) conf = conf.replace(new RegExp(`(server 127\\.0\\.0\\.1:${PORTS[down]} [^;]*);`), '$1 down;');
+  writeFileSync(`${TMP}/svc.conf`, conf);
+  process.kill(Number(readFileSync(`${TMP}/nginx.pid`, 'utf8')), 'SIGHUP');
+}
 
 // ---------------------------------------------------------------- instances
 const instances = [null, null];
@@ -345,7 +362,7 @@ async function waitAll(pred, timeoutMs) {
 }
 
 // ---------------------------------------------------------------- the rehearsal
-const summary = { streams: STREAMS, env: INSTANCE_ENV };
+const summary = { streams: STREAMS, proxyDrain: PROXY_DRAIN, env: INSTANCE_ENV };
 async function main() {
   log(`starting svc1 on ${PORTS[0]} and svc2 on ${PORTS[1]}`);
   startInstance(0);
@@ -473,6 +490,11 @@ async function main() {
   await sleep(3000);
   const restarts = [];
   for (const i of [0, 1]) {
+    if (PROXY_DRAIN) {
+      log(`svc${i + 1} marked down in nginx (reload)`);
+      nginxUpstreams(i);
+      await sleep(2000);
+    }
     const streamsOn = await metric(i, 'svc_sse_connections');
     log(`SIGTERM svc${i + 1} (${streamsOn} streams on it)`);
     const at = Date.now();
@@ -482,9 +504,15 @@ async function main() {
     check(ex.code === 0, `svc${i + 1} exited ${ex.code ?? ex.signal} after ${stopMs} ms (SIGTERM)`);
     startInstance(i);
     const readyMs = await waitReady(i);
-    log(`svc${i + 1} started again: ready after ${readyMs} ms; waiting fail_timeout (${FAIL_TIMEOUT_MS / 1000} s) before the next step`);
     restarts.push({ instance: `svc${i + 1}`, streams: streamsOn, stopMs, readyMs });
-    await sleep(FAIL_TIMEOUT_MS);
+    if (PROXY_DRAIN) {
+      log(`svc${i + 1} started again: ready after ${readyMs} ms; back in nginx (reload)`);
+      nginxUpstreams(-1);
+      await sleep(3000);
+    } else {
+      log(`svc${i + 1} started again: ready after ${readyMs} ms; waiting fail_timeout (${FAIL_TIMEOUT_MS / 1000} s) before the next step`);
+      await sleep(FAIL_TIMEOUT_MS);
+    }
   }
   await sleep(2000);
   const load = await stopLoad();
