@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 
 const TMP = process.env.REHEARSE_TMP;
 const PROXY = new URL(process.env.REHEARSE_PROXY);
