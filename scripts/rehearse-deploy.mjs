@@ -102,14 +102,23 @@ function killAll() {
 process.on('exit', killAll);
 
 // ---------------------------------------------------------------- HTTP
+// Pooled keep-alive connections to nginx, as browsers and HTTP client libraries keep them. A pooled connection that the
+// peer closed while it was idle — nginx's old workers close theirs on a reload — fails the next request sent on it
+// before any byte of an answer; like a browser (and as Node's documentation of `request.reusedSocket` shows), the
+// client then sends the request again on a new connection, once. Those resends are counted (`staleResends`) and
+// reported; any other error or a second failure is a failed request.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-function request({ port = Number(PROXY.port), method = 'GET', path, headers = {}, body, timeoutMs = 30_000 }) {
+let staleResends = 0;
+function request(opts, resent = false) {
+  const { port = Number(PROXY.port), method = 'GET', path, headers = {}, body, timeoutMs = 30_000 } = opts;
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    let answered = false;
     const req = http.request(
       { host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(data ? { 'content-type': headers['content-type'] ?? 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
       (res) => {
+        answered = true;
         let text = '';
         res.setEncoding('utf8').on('data', (c) => (text += c));
         res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text, ms: performance.now() - started, json: () => JSON.parse(text) }));
@@ -117,7 +126,12 @@ function request({ port = Number(PROXY.port), method = 'GET', path, headers = {}
       },
     );
     req.setTimeout(timeoutMs, () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
+    req.on('error', (err) => {
+      if (!answered && !resent && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+        staleResends++;
+        request(opts, true).then((r) => resolve({ ...r, ms: performance.now() - started }), reject);
+      } else reject(err);
+    });
     req.end(data);
   });
 }
@@ -300,7 +314,7 @@ function writer(cookie, project, created, label) {
 }
 
 function loadGenerator(cookie, project, keys, created) {
-  const res = { rest: { sent: 0, ok: 0, fail: [], ms: [] }, mcp: { sent: 0, ok: 0, fail: [], ms: [] } };
+  const res = { rest: { sent: 0, ok: 0, fail: [], ms: [], at: [] }, mcp: { sent: 0, ok: 0, fail: [], ms: [], at: [] } };
   const pending = new Set();
   const track = (p) => {
     pending.add(p);
@@ -311,6 +325,7 @@ function loadGenerator(cookie, project, keys, created) {
   const restTimer = setInterval(() => {
     const k = i++;
     res.rest.sent++;
+    const restAt = Date.now();
     const r =
       k % 4 === 3
         ? request({ method: 'POST', path: `/api/projects/${project}/ideas`, headers: { cookie, origin: PROXY.origin }, body: { title: `load ${k}` } })
@@ -321,6 +336,7 @@ function loadGenerator(cookie, project, keys, created) {
           if (x.status < 400) {
             res.rest.ok++;
             res.rest.ms.push(x.ms);
+            res.rest.at.push(restAt);
             if (k % 4 === 3) created.push(x.json().data.uuid);
           } else res.rest.fail.push(`${x.status} ${x.text.slice(0, 120)}`);
         },
@@ -331,6 +347,7 @@ function loadGenerator(cookie, project, keys, created) {
   const mcpTimer = setInterval(() => {
     const k = j++;
     res.mcp.sent++;
+    const mcpAt = Date.now();
     const key = keys[k % keys.length];
     const r = k % 2 ? mcp(key, 'tools/call', { name: 'svc_checkin', arguments: {} }) : mcp(key, 'tools/list', {});
     track(
@@ -339,6 +356,7 @@ function loadGenerator(cookie, project, keys, created) {
           if (mcpOk(x)) {
             res.mcp.ok++;
             res.mcp.ms.push(x.ms);
+            res.mcp.at.push(mcpAt);
           } else res.mcp.fail.push(`${x.status} ${x.text.slice(0, 160)}`);
         },
         (e) => res.mcp.fail.push(e.message),
@@ -505,7 +523,7 @@ async function main() {
     check(ex.code === 0, `svc${i + 1} exited ${ex.code ?? ex.signal} after ${stopMs} ms (SIGTERM)`);
     startInstance(i);
     const readyMs = await waitReady(i);
-    restarts.push({ instance: `svc${i + 1}`, streams: streamsOn, stopMs, readyMs });
+    restarts.push({ instance: `svc${i + 1}`, streams: streamsOn, stopMs, readyMs, sigtermAt: at });
     if (PROXY_DRAIN) {
       log(`svc${i + 1} started again: ready after ${readyMs} ms; back in nginx (reload)`);
       nginxUpstreams(-1);
@@ -521,19 +539,25 @@ async function main() {
   const settled = await waitAll(() => streams.every((s) => s.open && loadCreated.every((u) => s.entities.has(u))), 20_000);
   const lostRoll = streams.filter((s) => !loadCreated.every((u) => s.entities.has(u)));
   const orderRoll = streams.map((s) => s.order());
+  log(`rolling restart: ${staleResends} requests sent again after a pooled connection to nginx was closed under them (nginx reload)`);
   for (const kind of ['rest', 'mcp']) {
     const x = load[kind];
     check(x.fail.length === 0 && x.sent === x.ok, `rolling restart: ${kind.toUpperCase()} ${x.sent} sent, ${x.ok} ok, ${x.fail.length} failed (p50 ${pct(x.ms, 50)} ms, p99 ${pct(x.ms, 99)} ms, max ${pct(x.ms, 100)} ms)${x.fail.length ? ': ' + [...new Set(x.fail)].slice(0, 5).join(' | ') : ''}`);
   }
   check(settled !== null && lostRoll.length === 0, `rolling restart: all ${streams.length} streams open and received all ${loadCreated.length} changes written (missing on ${lostRoll.length})`);
   check(orderRoll.every((o) => o.dup === 0 && o.gaps === 0) && streams.every((s) => s.resets === 0), `rolling restart: no duplicate, no gap in positions, no reset on any stream (out of order ${sum(orderRoll, 'dup')}, gaps ${sum(orderRoll, 'gaps')}, resets ${sum(streams, 'resets')})`);
+  // Latency in the 10 s after the SIGTERM of the instance holding the streams (they all reconnect to the other one
+  // and resume) and outside it.
+  const busyFrom = restarts[restarts.length - 1].sigtermAt;
+  const split = (x, inside) => x.ms.filter((_, k) => (x.at[k] >= busyFrom && x.at[k] < busyFrom + 10_000) === inside);
   const rrms = streams.flatMap((s) => s.reconnectMs.slice(s.cutAtKill ? 1 : 0));
   const roms = streams.flatMap((s) => s.overMs.slice(s.cutAtKill ? 1 : 0));
   summary.rolling = {
     seconds: Math.round(loadSeconds),
     restarts,
-    rest: { sent: load.rest.sent, failed: load.rest.fail.length, p50: pct(load.rest.ms, 50), p99: pct(load.rest.ms, 99), max: pct(load.rest.ms, 100) },
-    mcp: { sent: load.mcp.sent, failed: load.mcp.fail.length, p50: pct(load.mcp.ms, 50), p99: pct(load.mcp.ms, 99), max: pct(load.mcp.ms, 100) },
+    rest: { sent: load.rest.sent, failed: load.rest.fail.length, p50: pct(load.rest.ms, 50), p99: pct(load.rest.ms, 99), max: pct(load.rest.ms, 100), p99Reconnect10s: pct(split(load.rest, true), 99), p99Otherwise: pct(split(load.rest, false), 99) },
+    mcp: { sent: load.mcp.sent, failed: load.mcp.fail.length, p50: pct(load.mcp.ms, 50), p99: pct(load.mcp.ms, 99), max: pct(load.mcp.ms, 100), p99Reconnect10s: pct(split(load.mcp, true), 99), p99Otherwise: pct(split(load.mcp, false), 99) },
+    staleResends,
     changes: loadCreated.length,
     streamReconnectP50Ms: pct(rrms, 50),
     streamReconnectMaxMs: pct(rrms, 100),
