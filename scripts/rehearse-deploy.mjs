@@ -108,6 +108,9 @@ process.on('exit', killAll);
 // client then sends the request again on a new connection, once. Those resends are counted (`staleResends`) and
 // reported; any other error or a second failure is a failed request.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+// The resend goes on a new connection: a reload closes all idle pooled connections at once, so the next pooled one
+// may be closed too.
+const freshAgent = new http.Agent({ keepAlive: false });
 let staleResends = 0;
 function request(opts, resent = false) {
   const { port = Number(PROXY.port), method = 'GET', path, headers = {}, body, timeoutMs = 30_000 } = opts;
@@ -116,7 +119,7 @@ function request(opts, resent = false) {
     const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     let answered = false;
     const req = http.request(
-      { host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(data ? { 'content-type': headers['content-type'] ?? 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
+      { host: '127.0.0.1', port, method, path, agent: resent ? freshAgent : agent, headers: { ...headers, ...(data ? { 'content-type': headers['content-type'] ?? 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
       (res) => {
         answered = true;
         let text = '';

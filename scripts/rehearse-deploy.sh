@@ -145,7 +145,10 @@ log "companies $CO_A (load, streams) and $CO_B (the idle stream)"
 # --- The instances and the checks ------------------------------------------------------------------------------------
 export REHEARSE_TMP="$TMP" REHEARSE_PROXY="http://127.0.0.1:$PX" REHEARSE_PORTS="$P1,$P2" REHEARSE_PASSWORD="$PASSWORD"
 export REHEARSE_DATABASE_URL="$DATABASE_URL" REHEARSE_NATS="nats://127.0.0.1:$N1,nats://127.0.0.1:$N2,nats://127.0.0.1:$N3"
-node scripts/rehearse-deploy.mjs
+# In the background and waited for, so that a signal to this script runs the cleanup at once (and stops the driver).
+node scripts/rehearse-deploy.mjs &
+PIDS+=("$!")
+wait "$!"
 # What nginx saw: connections refused by a stopped instance (each one retried on the other instance, POST included,
 # since nothing had been sent), and never "no live upstreams" (both instances out of the rotation at once).
 E="$TMP/nginx-error.log"
