@@ -1,7 +1,7 @@
 import { Injectable, SetMetadata, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { SSE_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
-import { throwError, timeout, type Observable } from 'rxjs';
+import { Observable } from 'rxjs';
 import { AppConfig } from '../../config/config.js';
 import { ServiceUnavailableError } from '../errors/app-error.js';
 
@@ -36,6 +36,19 @@ export class RequestDeadlineInterceptor implements NestInterceptor {
     if (this.reflector.get<boolean | undefined>(SSE_METADATA, handler) || this.reflector.getAllAndOverride<boolean | undefined>(NO_DEADLINE, [handler, ctx.getClass()])) {
       return next.handle();
     }
-    return next.handle().pipe(timeout({ first: this.config.requestTimeoutMs, with: () => throwError(() => new RequestDeadlineError()) }));
+    // One plain timer per request: past it the request fails; an answer in time clears it.
+    const ms = this.config.requestTimeoutMs;
+    return new Observable<unknown>((subscriber) => {
+      const timer = setTimeout(() => subscriber.error(new RequestDeadlineError()), ms);
+      const inner = next.handle().subscribe({
+        next: (value) => subscriber.next(value),
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        clearTimeout(timer);
+        inner.unsubscribe();
+      };
+    });
   }
 }
