@@ -8,6 +8,7 @@ import { childEnv, ensureBuilt, MAIN, ROOT } from '../utils/built.js';
 import { CutProxy } from '../utils/cut-proxy.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
+import { parseBlock } from '../utils/sse-positions.js';
 import { World } from '../utils/world.js';
 
 /**
@@ -88,17 +89,7 @@ interface Client {
 function blocks(buf: string): { done: Array<Record<string, string>>; rest: string } {
   const parts = buf.split('\n\n');
   const rest = parts.pop() ?? '';
-  const done = parts.map((p) => {
-    const fields: Record<string, string> = {};
-    for (const line of p.split('\n')) {
-      if (!line || line.startsWith(':')) continue;
-      const i = line.indexOf(':');
-      const k = i < 0 ? line : line.slice(0, i);
-      const v = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '');
-      fields[k] = k in fields && k === 'data' ? `${fields[k]}\n${v}` : v;
-    }
-    return fields;
-  });
+  const done = parts.map(parseBlock);
   return { done, rest };
 }
 

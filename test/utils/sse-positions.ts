@@ -28,7 +28,8 @@ export interface PositionReader {
   stop(): void;
 }
 
-function parseBlock(p: string): Record<string, string> {
+/** The fields of one SSE block (comments skipped, multi-line `data` joined). */
+export function parseBlock(p: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const line of p.split('\n')) {
     if (!line || line.startsWith(':')) continue;

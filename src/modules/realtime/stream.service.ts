@@ -389,13 +389,7 @@ export class StreamService implements KeyStateHost {
   private async readHeads(states: KeyState[]): Promise<void> {
     try {
       this.epoch ??= await this.log.epoch();
-      for (const stream of ['c', 'n'] as const) {
-        const of = states.filter((s) => s.stream === stream);
-        if (!of.length) continue;
-        this.metrics.streamLogReads.inc({ purpose: 'head' });
-        const heads = await this.log.heads(stream, of.map((s) => s.key));
-        for (const s of of) s.start(heads.get(s.key) ?? 0);
-      }
+      await this.withHeads(states, (s, head) => s.start(head));
     } catch (err) {
       // Connections waiting on these keys end (their clients reconnect); a key still wanted tries again later.
       this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'stream head read failed');
@@ -525,13 +519,20 @@ export class StreamService implements KeyStateHost {
   }
 
   private async probeHeads(): Promise<void> {
-    const ready = [...this.keys.values()].filter((s) => s.isReady);
+    await this.withHeads(
+      [...this.keys.values()].filter((s) => s.isReady),
+      (s, head) => s.catchUp(head),
+    );
+  }
+
+  /** The log's heads of these keys, one query per stream, each handed to `apply`. */
+  private async withHeads(states: readonly KeyState[], apply: (state: KeyState, head: number) => void): Promise<void> {
     for (const stream of ['c', 'n'] as const) {
-      const of = ready.filter((s) => s.stream === stream);
+      const of = states.filter((s) => s.stream === stream);
       if (!of.length) continue;
       this.metrics.streamLogReads.inc({ purpose: 'head' });
       const heads = await this.log.heads(stream, of.map((s) => s.key));
-      for (const s of of) s.catchUp(heads.get(s.key) ?? 0);
+      for (const s of of) apply(s, heads.get(s.key) ?? 0);
     }
   }
 
