@@ -20,6 +20,8 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Memory of the server process (after a full GC when started with `gc: true`). */
   memory(): Promise<ServerMemory>;
+  /** Statements sent to PostgreSQL since the process started; needs `BENCH_COUNT_QUERIES: '1'` in `env` (else 0). */
+  queries(): Promise<number>;
   /** Resolves when the process has exited; rejects nothing. */
   stop(): Promise<void>;
   /** Set when the process exited without being asked to. */
@@ -55,11 +57,13 @@ export function startServiceProcess(opts: { env: Record<string, string>; gc?: bo
     }),
   );
   const memWaiters: Array<(m: ServerMemory) => void> = [];
+  const queryWaiters: Array<(n: number) => void> = [];
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     void exited.then(() => reject(new Error(`service exited before listening (${JSON.stringify(crashed)})`)));
-    child.on('message', (msg: { url?: string; mem?: ServerMemory }) => {
+    child.on('message', (msg: { url?: string; mem?: ServerMemory; queries?: number }) => {
       if (msg.mem) memWaiters.shift()?.(msg.mem);
+      else if (typeof msg.queries === 'number') queryWaiters.shift()?.(msg.queries);
       else if (msg.url) {
         const url = msg.url;
         resolve({
@@ -73,6 +77,12 @@ export function startServiceProcess(opts: { env: Record<string, string>; gc?: bo
               if (crashed || !child.connected) return fail(new Error('service process is gone'));
               memWaiters.push(done);
               child.send({ mem: true });
+            }),
+          queries: () =>
+            new Promise<number>((done, fail) => {
+              if (crashed || !child.connected) return fail(new Error('service process is gone'));
+              queryWaiters.push(done);
+              child.send({ queries: true });
             }),
           stop: async () => {
             if (crashed || child.exitCode !== null) return;
