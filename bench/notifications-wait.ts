@@ -49,7 +49,7 @@ const GRACE_MS = 2500;
 /** B's background statements (heartbeat probes, log pruning) are measured over this idle window first. */
 const IDLE_MS = 10_000;
 const DELTA_ITERATIONS = Number(process.env.BENCH_WAIT_DELTA_ITERATIONS ?? 2000);
-const DELTA_WARMUP = 200;
+const DELTA_WARMUP = Number(process.env.BENCH_WAIT_DELTA_WARMUP ?? 1000);
 /** The delta read answers this many records: `after` is this far below the agent's head. */
 const DELTA_RECORDS = 10;
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';

@@ -1,6 +1,6 @@
 /**
- * Starts bench/service-server.ts (the built service, in-process bus) in a child process and drives it over IPC.
- * Every line it writes to stdout or stderr (its JSON logs) goes to `onLine`, with the stream's name.
+ * Starts bench/service-server.ts (the built service; in-process bus unless `env` sets NATS_URL) in a child process
+ * and drives it over IPC. Every line it writes to stdout or stderr (its JSON logs) goes to `onLine`, with the stream's name.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
