@@ -653,7 +653,7 @@ describe('tenant isolation matrix', () => {
 
   it("every MCP tool refuses B's admin agent with NOT_FOUND for A uuids in every uuid argument, and leaks nothing", async () => {
     const listed = await B.admin.client.listTools();
-    expect(listed.tools).toHaveLength(82);
+    expect(listed.tools).toHaveLength(84);
     const required = new Map(listed.tools.map((t) => [t.name, new Set(uuidFields(t.inputSchema, () => null))]));
     const cases = toolCases(A, B);
     const covered = new Map<string, Set<string>>();

@@ -23,10 +23,10 @@ const ANNOTATIONS: Record<Hint, { readOnlyHint: boolean; destructiveHint: boolea
 };
 
 const CASES: Array<{ label: string; preset: string; custom: string[]; count: number }> = [
-  { label: 'developer_agent', preset: 'developer_agent', custom: [], count: 42 },
-  { label: 'pm_agent', preset: 'pm_agent', custom: [], count: 72 },
-  { label: 'admin_agent', preset: 'admin_agent', custom: [], count: 82 },
-  { label: 'developer_agent + idea:admin', preset: 'developer_agent', custom: ['idea:admin'], count: 44 },
+  { label: 'developer_agent', preset: 'developer_agent', custom: [], count: 44 },
+  { label: 'pm_agent', preset: 'pm_agent', custom: [], count: 74 },
+  { label: 'admin_agent', preset: 'admin_agent', custom: [], count: 84 },
+  { label: 'developer_agent + idea:admin', preset: 'developer_agent', custom: ['idea:admin'], count: 46 },
 ];
 
 interface ListedTool {
@@ -87,13 +87,13 @@ describe('tool permission matrix (e2e, official SDK client)', () => {
   };
   const list = async (key: string): Promise<ListedTool[]> => (await (await client(key)).listTools()).tools as ListedTool[];
 
-  it('transcribes a consistent contract: 82 tools = 29 public + 8 session + 45 gated, one bit each', () => {
-    expect(new Set(ORDER).size).toBe(82);
-    expect(PUBLIC_TOOLS).toHaveLength(29);
+  it('transcribes a consistent contract: 84 tools = 31 public + 8 session + 45 gated, one bit each', () => {
+    expect(new Set(ORDER).size).toBe(84);
+    expect(PUBLIC_TOOLS).toHaveLength(31);
     expect(SESSION_TOOLS).toHaveLength(8);
     expect(BIT_OF.size).toBe(45);
     expect([...PUBLIC_TOOLS, ...SESSION_TOOLS, ...BIT_OF.keys()].sort()).toEqual([...ORDER].sort());
-    expect(ORDER.slice(0, 37)).toEqual([...PUBLIC_TOOLS, ...SESSION_TOOLS]);
+    expect(ORDER.slice(0, 39)).toEqual([...PUBLIC_TOOLS, ...SESSION_TOOLS]);
     expect(Object.keys(DESCRIPTIONS).sort()).toEqual([...ORDER].sort());
     for (const k of CASES) expect([k.label, expectedTools([...PRESET_BITS[k.preset], ...k.custom]).length]).toEqual([k.label, k.count]);
   });

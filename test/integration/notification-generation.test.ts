@@ -15,6 +15,8 @@ import { agentActor, type Harness, testStreamLog, userActor, World } from '../ut
 import { bindOnEvent } from '../utils/on-event.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, MentionEntity, NotificationEntity, TaskEntity } from '../../src/entities.js';
+import { InboxWaits } from '../../src/modules/notifications/inbox-waits.js';
+import { Lifecycle } from '../../src/shared/lifecycle.js';
 
 type Who = { type: 'user' | 'agent'; uuid: string };
 
@@ -59,7 +61,7 @@ beforeAll(async () => {
   const metrics = new MetricsService();
   generator = new NotificationGenerator(db, h.bus, metrics, testStreamLog(db), pino({ level: 'info' }, sink));
   bindOnEvent(h.emitter, generator);
-  inbox = new NotificationService(db, h.bus, metrics, testStreamLog(db));
+  inbox = new NotificationService(db, h.bus, metrics, testStreamLog(db), new InboxWaits(h.bus, new Lifecycle()));
   h.bus.subscribe('notification', (m) => frames.push(m));
   f = new CollabFactory(db);
   drive = new MutationDriver(h.runner);

@@ -11,6 +11,8 @@ import { NotificationFactory, type Inbox } from '../factories/notification.facto
 import { agentActor, testStreamLog, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { NotificationEntity } from '../../src/entities.js';
+import { InboxWaits } from '../../src/modules/notifications/inbox-waits.js';
+import { Lifecycle } from '../../src/shared/lifecycle.js';
 
 let world: World;
 
@@ -44,7 +46,7 @@ beforeAll(async () => {
   tdb = world.db;
   db = tdb.dataSource;
   const h = world.h;
-  svc = new NotificationService(db, h.bus, new MetricsService(), testStreamLog(db));
+  svc = new NotificationService(db, h.bus, new MetricsService(), testStreamLog(db), new InboxWaits(h.bus, new Lifecycle()));
   h.bus.subscribe('notification', (m) => frames.push(m));
   n = new NotificationFactory(db);
   const ids = new IdentityFactory(db);
@@ -78,7 +80,7 @@ describe('list and count', () => {
     expect(res.unreadCount).toBe(3);
     expect(Object.keys(res.notifications[0])).toEqual([
       'uuid', 'projectUuid', 'projectName', 'recipientType', 'recipientUuid', 'entityType', 'entityUuid', 'entityTitle',
-      'action', 'message', 'actorType', 'actorUuid', 'actorName', 'readAt', 'archivedAt', 'createdAt',
+      'action', 'message', 'actorType', 'actorUuid', 'actorName', 'readAt', 'archivedAt', 'snoozedUntil', 'createdAt',
     ]);
     expect(res.notifications[1].readAt).toEqual(expect.stringMatching(/Z$/));
     expect(res.notifications[0]).toMatchObject({ readAt: null, archivedAt: null, createdAt: tieAt.toISOString() });

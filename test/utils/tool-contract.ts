@@ -35,8 +35,8 @@ export const PUBLIC_TOOLS: readonly string[] = [
   'svc_list_tasks', 'svc_get_available_tasks', 'svc_get_unblocked_tasks', 'svc_get_activity',
   'svc_get_comments', 'svc_get_elaboration', 'svc_get_project_groups', 'svc_get_project_group',
   'svc_get_group_dashboard', 'svc_search', 'svc_search_mentionables', 'svc_add_comment',
-  'svc_answer_elaboration', 'svc_get_notifications', 'svc_mark_notification_read', 'svc_create_tasks',
-  'svc_update_task',
+  'svc_answer_elaboration', 'svc_get_notifications', 'svc_mark_notification_read', 'svc_snooze_notification',
+  'svc_unarchive_notification', 'svc_create_tasks', 'svc_update_task',
 ];
 
 export type Hint = 'R' | 'W' | 'WI' | 'D';
@@ -78,6 +78,8 @@ export const CATALOGUE: ReadonlyArray<{ section: string; tools: ReadonlyArray<[s
       ['svc_answer_elaboration', 'W'],
       ['svc_get_notifications', 'W'],
       ['svc_mark_notification_read', 'WI'],
+      ['svc_snooze_notification', 'WI'],
+      ['svc_unarchive_notification', 'WI'],
       ['svc_create_tasks', 'W'],
       ['svc_update_task', 'W'],
     ],
@@ -196,6 +198,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   svc_answer_elaboration: "Answers questions of an idea's pending elaboration round, which closes once every required question is answered (pending_answers -> answered). An admin or a human then resolves the idea (svc_pm_validate_elaboration needs idea:admin).",
   svc_get_notifications: "Lists your notifications newest first and marks the unread ones returned as read unless autoMarkRead is false. Mark others with svc_mark_notification_read.",
   svc_mark_notification_read: "Marks one of your notifications, or all of them, as read. List them with svc_get_notifications.",
+  svc_snooze_notification: "Hides one of your notifications until a time at least three minutes ahead, when it returns unread. List them with svc_get_notifications.",
+  svc_unarchive_notification: "Brings back one of your archived notifications. List them with svc_get_notifications.",
   svc_create_tasks: "Creates tasks in a project (-> open), each with at least one acceptance criterion and optional dependencies. Claim one with svc_claim_task.",
   svc_update_task: "Edits a task's fields, criteria or dependencies, or as its assignee moves it (assigned -> in_progress, in_progress -> to_verify, to_verify -> in_progress). Finish with svc_submit_for_verify.",
   svc_create_session: "Creates an active worker session for your agent (-> active). Attach it to a task with svc_session_checkin_task.",

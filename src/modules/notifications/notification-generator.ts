@@ -22,8 +22,9 @@ import {
 } from './domain/notification.rules.js';
 import { archivedAgents, ideaCreators, loadEntities, preferencesOf, projectNames, type EntityRow } from './notification-facts.queries.js';
 import { NotificationEntity } from './notification.entity.js';
+import { recipientKey } from '../../shared/stream-log/position.js';
 import { StreamLog } from '../../shared/stream-log/stream-log.js';
-import { countUnreadMany, logFrames, publishFrames, type PositionedFrame } from './notification.queries.js';
+import { countUnreadMany, publishFrames, recordFrames, reservePositions, type PositionedFrame } from './notification.queries.js';
 
 type Activity = RecordedActivity;
 const refKey = (r: Ref): string => `${r.type}:${r.uuid}`;
@@ -31,7 +32,7 @@ const refOf = (type: Ref['type'] | null, uuid: string | null): Ref | null => (ty
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length ? v : null);
 
 /** A row as generation writes it; the database fills the timestamps (clock_timestamp(), in insert order). */
-type NewNotification = Omit<NotificationEntity, 'readAt' | 'archivedAt' | 'createdAt' | 'updatedAt'>;
+type NewNotification = Omit<NotificationEntity, 'readAt' | 'archivedAt' | 'snoozedUntil' | 'createdAt' | 'updatedAt' | 'position' | 'arrivalPosition'>;
 
 /**
  * Turns a committed mutation's activities and new mentions (written by collaboration inside the mutation's
@@ -100,11 +101,18 @@ export class NotificationGenerator {
     if (!planned.length) return;
 
     const rows = planned.map((p) => this.row(actor, p, projects));
-    // One transaction: the rows, then each recipient's frame at its next position (logged), so a frame exists exactly
-    // when its rows do. Published after commit.
+    // One transaction: each recipient's next position first (one per recipient: the batch's), the rows stamped with
+    // it, then each recipient's frame logged there, so a frame exists exactly when its rows do. Published after commit.
     const frames = await this.db.transaction(async (em) => {
-      await em.createQueryBuilder().insert().into(NotificationEntity).values(rows).execute();
-      return this.announce(em, rows);
+      const positions = await reservePositions(this.log, em, rows.map((r) => ({ type: r.recipientType, uuid: r.recipientUuid })));
+      const at = (r: NewNotification): string => String(positions.get(recipientKey(r.recipientType, r.recipientUuid))!);
+      await em
+        .createQueryBuilder()
+        .insert()
+        .into(NotificationEntity)
+        .values(rows.map((r) => ({ ...r, position: at(r), arrivalPosition: at(r) })))
+        .execute();
+      return this.announce(em, rows, positions);
     });
     publishFrames(this.bus, this.metrics, frames);
   }
@@ -171,7 +179,7 @@ export class NotificationGenerator {
    * §3: one `new_notification` per distinct recipient, copied from its first row, with its count after insert (read
    * in the inserting transaction), positioned and logged there.
    */
-  private async announce(em: EntityManager, rows: NewNotification[]): Promise<PositionedFrame[]> {
+  private async announce(em: EntityManager, rows: NewNotification[], positions: Map<string, number>): Promise<PositionedFrame[]> {
     const first = new Map<string, NewNotification>();
     for (const r of rows) {
       const k = refKey({ type: r.recipientType, uuid: r.recipientUuid });
@@ -180,23 +188,24 @@ export class NotificationGenerator {
     if (!first.size) return [];
     const refs = [...first.values()].map((r): Ref => ({ type: r.recipientType, uuid: r.recipientUuid }));
     const counts = await countUnreadMany(em, refs);
-    const frames = refs.map((ref): { to: Ref; frame: NewNotificationFrame } => {
+    const frames = refs.map((ref): { to: Ref; frame: NewNotificationFrame; n: number } => {
       const r = first.get(refKey(ref))!;
       return {
         to: ref,
+        n: positions.get(recipientKey(ref.type, ref.uuid))!,
         frame: {
-        type: 'new_notification',
-        notificationUuid: r.uuid,
-        unreadCount: counts.get(refKey(ref)) ?? 0,
-        action: r.action,
-        actorName: r.actorName,
-        entityTitle: r.entityTitle,
-        entityType: r.entityType,
+          type: 'new_notification',
+          notificationUuid: r.uuid,
+          unreadCount: counts.get(refKey(ref)) ?? 0,
+          action: r.action,
+          actorName: r.actorName,
+          entityTitle: r.entityTitle,
+          entityType: r.entityType,
           entityUuid: r.entityUuid,
           projectUuid: r.projectUuid,
         },
       };
     });
-    return logFrames(this.log, em, frames);
+    return recordFrames(this.log, em, frames);
   }
 }

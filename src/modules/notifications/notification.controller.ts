@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor, SessionOrKey } from '../../shared/auth/decorators.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
-import { etagMatches } from './domain/notification-request.rules.js';
+import { etagMatches, parseInboxQuery } from './domain/notification-request.rules.js';
 import { PREFERENCE_FIELDS } from './domain/notification.rules.js';
 import { NotificationService } from './notification.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
@@ -38,7 +38,7 @@ function sendFresh(res: Response, tag: string, position: string, data: unknown):
 }
 
 /**
- * The seven notification routes (notifications.md §2). The recipient is the caller (session cookie or agent key);
+ * The notification routes (notifications.md §2, §2.0). The recipient is the caller (session cookie or agent key);
  * bodies and queries are parsed by the service, so unknown read-all fields are ignored rather than refused.
  * Static paths come before the `:uuid` ones.
  */
@@ -53,8 +53,24 @@ export class NotificationController {
   @ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Floored at 0' })
   @ApiQuery({ name: 'unreadOnly', required: false, schema: { type: 'boolean', default: false } })
   @ApiQuery({ name: 'projectUuid', required: false, schema: { type: 'string', format: 'uuid' }, description: 'Only notifications of this project' })
+  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'Keyset paging: empty for the first page, then the previous nextCursor' })
+  @ApiQuery({ name: 'after', required: false, schema: { type: 'string' }, description: 'A delta: the records changed after this stream position (filters and paging ignored)' })
+  @ApiQuery({ name: 'waitSeconds', required: false, schema: { type: 'integer', minimum: 1, maximum: 30 }, description: 'With after: wait up to this long for a change' })
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const { tag, position, page } = await this.notifications.listTagged(actor, query);
+    const parsed = parseInboxQuery(query);
+    if ('delta' in parsed) {
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      const delta = await this.notifications.delta(actor, parsed.delta, gone.signal);
+      // A delta is never cached; the next delta starts at its position.
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('X-Stream-Position', delta.position);
+      res.setHeader('X-Poll-Interval', String(this.notifications.pollAfterSeconds(parsed.delta.waitSeconds !== null)));
+      if (!res.writableEnded && !res.destroyed) res.json({ success: true, data: delta });
+      return;
+    }
+    const { tag, position, page } = await this.notifications.listTagged(actor, parsed.list);
+    res.setHeader('X-Poll-Interval', String(this.notifications.pollAfterSeconds(false)));
     if (!notModified(req, res, tag, position)) sendFresh(res, tag, position, await page());
   }
 
@@ -66,7 +82,16 @@ export class NotificationController {
 
   @Post('read-all')
   @HttpCode(200)
-  @ApiBody({ required: false, schema: { type: 'object', properties: { projectUuid: { type: 'string', format: 'uuid', description: 'Only this project' } } } })
+  @ApiBody({
+    required: false,
+    schema: {
+      type: 'object',
+      properties: {
+        projectUuid: { type: 'string', format: 'uuid', description: 'Only this project' },
+        upTo: { type: 'string', description: 'Only notifications that arrived at or before this stream position' },
+      },
+    },
+  })
   readAll(@CurrentActor() actor: Actor, @Body() body: unknown) {
     return this.notifications.readAll(actor, body);
   }
@@ -93,5 +118,18 @@ export class NotificationController {
   @Patch(':uuid/archive')
   archive(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string) {
     return this.notifications.archive(actor, uuid);
+  }
+
+  @Patch(':uuid/unarchive')
+  unarchive(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string) {
+    return this.notifications.unarchive(actor, uuid);
+  }
+
+  @Patch(':uuid/snooze')
+  @ApiBody({
+    schema: { type: 'object', required: ['until'], properties: { until: { type: 'string', format: 'date-time', description: 'At least 3 minutes ahead' } } },
+  })
+  snooze(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string, @Body() body: unknown) {
+    return this.notifications.snoozeFromBody(actor, uuid, body);
   }
 }

@@ -5,9 +5,9 @@ import type { NotificationFrame } from '../../shared/event-bus/events.js';
 import type { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { recipientKey } from '../../shared/stream-log/position.js';
 import type { StreamLog } from '../../shared/stream-log/stream-log.js';
-import type { ListQuery } from './domain/notification-request.rules.js';
+import type { Cursor, ListQuery } from './domain/notification-request.rules.js';
 import type { Ref } from './domain/notification.rules.js';
-import { NOTIFICATION_COLUMNS } from './notification.records.js';
+import { LIST_COLUMNS, NOTIFICATION_COLUMNS } from './notification.records.js';
 
 /** Whose inbox a query reads: the authenticated caller, always inside its company. */
 export interface Recipient extends Ref {
@@ -18,15 +18,32 @@ export interface Recipient extends Ref {
 export const RECIPIENT_SQL = 'recipient_type = $1 AND recipient_uuid = $2 AND company_uuid = $3';
 export const recipientParams = (r: Recipient): unknown[] => [r.type, r.uuid, r.companyUuid];
 
-/** The REST list (notifications.md §2): newest first, straight off one of the inbox indexes, no sort step. */
+/**
+ * The listable rows (notifications.md §1): not archived, not snoozed — exactly the predicate of the inbox indexes.
+ */
+export const LISTED_SQL = 'archived_at IS NULL AND snoozed_until IS NULL';
+
+/** Keyset condition after a cursor (§2.0) on the lists' order `created_at DESC, uuid` (both parameters appended). */
+export function afterCursorSql(cursor: Exclude<Cursor, 'top'>, params: unknown[]): string {
+  const at = `(timestamptz 'epoch' + $${params.push(cursor.micros)}::bigint * interval '1 microsecond')`;
+  return ` AND created_at <= ${at} AND (created_at < ${at} OR uuid > $${params.push(cursor.uuid)}::uuid)`;
+}
+
+/**
+ * The REST list (notifications.md §2): newest first, straight off one of the inbox indexes, no sort step. In cursor
+ * mode (§2.0) it starts after the cursor and reads one row more than the page, to know whether another page follows.
+ */
 export function listSql(r: Recipient, q: ListQuery): { sql: string; params: unknown[]; name: string } {
-  const params = [...recipientParams(r), q.limit, q.offset];
-  let where = `${RECIPIENT_SQL} AND archived_at IS NULL`;
+  const keyset = q.cursor !== null;
+  const params = [...recipientParams(r), keyset ? q.limit + 1 : q.limit];
+  let where = `${RECIPIENT_SQL} AND ${LISTED_SQL}`;
   if (q.unreadOnly) where += ' AND read_at IS NULL';
   if (q.projectUuid) where += ` AND project_uuid = $${params.push(q.projectUuid)}`;
-  // One prepared statement per shape (4 in all): the name follows the filters, the text only depends on them.
-  const name = `svc_notification_list_${q.unreadOnly ? 'u' : 'a'}${q.projectUuid ? 'p' : ''}`;
-  return { sql: `SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${where} ORDER BY created_at DESC, uuid LIMIT $4 OFFSET $5`, params, name };
+  if (q.cursor && q.cursor !== 'top') where += afterCursorSql(q.cursor, params);
+  const paging = keyset ? 'LIMIT $4' : `LIMIT $4 OFFSET $${params.push(q.offset)}`;
+  // One prepared statement per shape: the name follows the filters and mode, the text only depends on them.
+  const name = `svc_notification_list2_${q.unreadOnly ? 'u' : 'a'}${q.projectUuid ? 'p' : ''}${keyset ? (q.cursor === 'top' ? 't' : 'c') : ''}`;
+  return { sql: `SELECT ${LIST_COLUMNS} FROM notification WHERE ${where} ORDER BY created_at DESC, uuid ${paging}`, params, name };
 }
 
 /**
@@ -83,21 +100,36 @@ export interface PositionedFrame {
 }
 
 /**
- * Inside the writing transaction, as its last statement: the frames take their recipients' next positions and are
- * logged (at most one frame per recipient per write; heads are locked in key order).
+ * First statement of every write to notification rows (notifications.md §2.0): the recipients' next positions
+ * (`recipientKey` → n), heads locked in key order until commit. Every such write locks heads before it touches rows
+ * (and, through the triggers, inbox rows), so concurrent writers never deadlock. The write stamps the rows it changes
+ * with the position and ends with `recordFrames`, or rolls back when it changed nothing.
  */
-export async function logFrames(log: StreamLog, em: EntityManager, frames: ReadonlyArray<{ to: Ref; frame: NotificationFrame }>): Promise<PositionedFrame[]> {
-  const positions = await log.append(
+export function reservePositions(log: StreamLog, em: EntityManager, refs: readonly Ref[]): Promise<Map<string, number>> {
+  return log.reserve(
     em,
     'n',
-    frames.map((f) => ({ key: recipientKey(f.to.type, f.to.uuid), projectUuid: null, payload: JSON.stringify(f.frame) })),
+    refs.map((r) => recipientKey(r.type, r.uuid)),
   );
-  return frames.map((f, i) => ({ ...f, position: positions[i] }));
+}
+
+/** The frames at the positions `reservePositions` took in the same transaction (one per recipient), logged. */
+export async function recordFrames(
+  log: StreamLog,
+  em: EntityManager,
+  frames: ReadonlyArray<{ to: Ref; frame: NotificationFrame; n: number }>,
+): Promise<PositionedFrame[]> {
+  const positions = await log.record(
+    em,
+    'n',
+    frames.map((f) => ({ key: recipientKey(f.to.type, f.to.uuid), n: f.n, projectUuid: null, payload: JSON.stringify(f.frame) })),
+  );
+  return frames.map((f, i) => ({ to: f.to, frame: f.frame, position: positions[i] }));
 }
 
 /**
  * After commit: notification frames go to the recipient's subject with their positions (notifications.md §3);
- * agents' frames currently reach no socket.
+ * agents' frames reach the waits of their inbox (and no socket).
  */
 export function publishFrames(bus: EventBus, metrics: MetricsService, frames: readonly PositionedFrame[]): void {
   for (const { to, frame, position } of frames) {
@@ -105,3 +137,18 @@ export function publishFrames(bus: EventBus, metrics: MetricsService, frames: re
     metrics.eventsPublished.inc({ kind: 'notification' });
   }
 }
+
+/**
+ * A delta (notifications.md §2.0) in one statement, so one snapshot: the recipient's head and unread count, and the
+ * rows changed after `$5`, oldest position first (`notification_delta_idx`), at most `$6`. Without rows the answer is
+ * one row of nulls beside the head. `$4` is the recipient's stream key.
+ */
+export const DELTA_SQL = `SELECT s.head::text AS head, s.unread AS "unreadCount", r.*
+  FROM (SELECT (SELECT position FROM stream_head WHERE stream = 'n' AND key = $4) AS head,
+               (SELECT unread_count FROM notification_inbox WHERE recipient_type = $1 AND recipient_uuid = $2) AS unread) AS s
+  LEFT JOIN LATERAL (SELECT ${NOTIFICATION_COLUMNS}, position::text AS position FROM notification
+                      WHERE ${RECIPIENT_SQL} AND position > $5 ORDER BY position, created_at, uuid LIMIT $6) AS r ON true`;
+
+/** The rows of one position (a batch or bulk change bigger than a delta's bounds is answered whole). */
+export const POSITION_ROWS_SQL = `SELECT ${NOTIFICATION_COLUMNS}, position::text AS position FROM notification
+  WHERE ${RECIPIENT_SQL} AND position = $4 ORDER BY created_at, uuid`;

@@ -19,6 +19,8 @@ export interface NotificationRecord {
   actorName: string;
   readAt: string | null;
   archivedAt: string | null;
+  /** Set while snoozed (notifications.md §2.0). */
+  snoozedUntil: string | null;
   createdAt: string;
 }
 
@@ -43,12 +45,20 @@ export const NOTIFICATION_COLUMNS = `uuid, project_uuid AS "projectUuid", projec
   recipient_type AS "recipientType", recipient_uuid AS "recipientUuid", entity_type AS "entityType",
   entity_uuid AS "entityUuid", entity_title AS "entityTitle", action, message, actor_type AS "actorType",
   actor_uuid AS "actorUuid", actor_name AS "actorName", read_at AS "readAt", archived_at AS "archivedAt",
-  created_at AS "createdAt"`;
+  snoozed_until AS "snoozedUntil", created_at AS "createdAt"`;
 
-export type NotificationRow = Omit<NotificationRecord, 'readAt' | 'archivedAt' | 'createdAt'> & {
+/** The list columns plus the row's keyset key (`created_at` in microseconds, exact) for `nextCursor`. */
+export const LIST_COLUMNS = `${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS "cursorKey"`;
+
+export type NotificationRow = Omit<NotificationRecord, 'readAt' | 'archivedAt' | 'snoozedUntil' | 'createdAt'> & {
   readAt: Date | null;
   archivedAt: Date | null;
+  snoozedUntil: Date | null;
   createdAt: Date;
+  /** Only selected by the lists (LIST_COLUMNS). */
+  cursorKey?: string;
+  /** Only selected by deltas. */
+  position?: string;
 };
 
 export function toNotificationRecord(r: NotificationRow): NotificationRecord {
@@ -68,6 +78,7 @@ export function toNotificationRecord(r: NotificationRow): NotificationRecord {
     actorName: r.actorName,
     readAt: r.readAt ? r.readAt.toISOString() : null,
     archivedAt: r.archivedAt ? r.archivedAt.toISOString() : null,
+    snoozedUntil: r.snoozedUntil ? r.snoozedUntil.toISOString() : null,
     createdAt: r.createdAt.toISOString(),
   };
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Tool, type ToolContext } from '../tools/index.js';
-import { ListNotificationsArgsDto, MarkNotificationReadArgsDto } from './dto/notification.dto.js';
+import { ListNotificationsArgsDto, MarkNotificationReadArgsDto, SnoozeNotificationArgsDto, UnarchiveNotificationArgsDto } from './dto/notification.dto.js';
 import type { NotificationRecord } from './notification.records.js';
-import { NotificationService } from './notification.service.js';
+import { NotificationService, type AgentInboxAnswer } from './notification.service.js';
 
 /** The agent-facing notification tools (tools.md §5.2, notifications.md §7). The recipient is always the caller. */
 @Injectable()
@@ -17,10 +17,7 @@ export class NotificationTools {
       'Lists your notifications newest first and marks the unread ones returned as read unless autoMarkRead is false. Mark others with svc_mark_notification_read.',
     input: ListNotificationsArgsDto,
   })
-  list(
-    args: ListNotificationsArgsDto,
-    ctx: ToolContext,
-  ): Promise<{ notifications: NotificationRecord[]; page: number; pageSize: number; total: number; unreadCount: number }> {
+  list(args: ListNotificationsArgsDto, ctx: ToolContext): Promise<AgentInboxAnswer> {
     return this.notifications.getForAgent(ctx.actor, args);
   }
 
@@ -36,5 +33,28 @@ export class NotificationTools {
     ctx: ToolContext,
   ): Promise<{ notification: NotificationRecord } | { count: number }> {
     return this.notifications.markRead(ctx.actor, args);
+  }
+
+  @Tool({
+    name: 'svc_snooze_notification',
+    title: 'Snooze notification',
+    hint: 'WI',
+    description:
+      'Hides one of your notifications until a time at least three minutes ahead, when it returns unread. List them with svc_get_notifications.',
+    input: SnoozeNotificationArgsDto,
+  })
+  async snooze(args: SnoozeNotificationArgsDto, ctx: ToolContext): Promise<{ notification: NotificationRecord }> {
+    return { notification: await this.notifications.snoozeForAgent(ctx.actor, args) };
+  }
+
+  @Tool({
+    name: 'svc_unarchive_notification',
+    title: 'Unarchive notification',
+    hint: 'WI',
+    description: 'Brings back one of your archived notifications. List them with svc_get_notifications.',
+    input: UnarchiveNotificationArgsDto,
+  })
+  async unarchive(args: UnarchiveNotificationArgsDto, ctx: ToolContext): Promise<{ notification: NotificationRecord }> {
+    return { notification: await this.notifications.unarchive(ctx.actor, args.notificationUuid) };
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The 82 tool names in the order of tools.md §5/§6 (public reads, public writes, session, developer, PM, admin).
+ * The 84 tool names in the order of tools.md §5/§6 (public reads, public writes, session, developer, PM, admin).
  * `tools/list` follows this order; the registry refuses a @Tool whose name is not here.
  */
 export const TOOL_ORDER: readonly string[] = [
@@ -11,7 +11,7 @@ export const TOOL_ORDER: readonly string[] = [
   'svc_get_group_dashboard', 'svc_search', 'svc_search_mentionables',
   // public writes
   'svc_add_comment', 'svc_answer_elaboration', 'svc_get_notifications', 'svc_mark_notification_read',
-  'svc_create_tasks', 'svc_update_task',
+  'svc_snooze_notification', 'svc_unarchive_notification', 'svc_create_tasks', 'svc_update_task',
   // session
   'svc_create_session', 'svc_session_checkin_task', 'svc_session_checkout_task', 'svc_session_heartbeat',
   'svc_close_session', 'svc_reopen_session', 'svc_list_sessions', 'svc_get_session',

@@ -4,11 +4,26 @@ import { Reflector } from '@nestjs/core';
 import { Observable } from 'rxjs';
 import { AppConfig } from '../../config/config.js';
 import { ServiceUnavailableError } from '../errors/app-error.js';
+import { requestContext, type RequestContext } from '../logging/logger.js';
 
 const NO_DEADLINE = 'svc:no-request-deadline';
 
 /** A route whose answer may legitimately take longer than REQUEST_TIMEOUT_MS (a long-poll with a bound of its own). */
 export const NoRequestDeadline = (): MethodDecorator & ClassDecorator => SetMetadata(NO_DEADLINE, true);
+
+/** The running deadline of a request, by its request context (REST and tool-endpoint requests alike). */
+const running = new WeakMap<RequestContext, () => void>();
+
+/**
+ * Lifts the current request's deadline, for a wait with a bound of its own (notifications.md §2.0: waits are exempt
+ * from the request deadline); the reads around the wait stay bounded by the statement timeouts. No-op outside a
+ * request or when the deadline already passed.
+ */
+export function liftRequestDeadline(): void {
+  const store = requestContext.getStore();
+  const lift = store && running.get(store);
+  if (lift) lift();
+}
 
 /** The request deadline ran out: 503 `SERVICE_UNAVAILABLE` with `Retry-After` (REST) or -32003 (tool endpoint). */
 export class RequestDeadlineError extends ServiceUnavailableError {
@@ -21,7 +36,8 @@ export class RequestDeadlineError extends ServiceUnavailableError {
  * The deadline of every REST and tool-endpoint request (platform.md §1, REQUEST_TIMEOUT_MS): when the handler has not
  * answered in time the request fails with `RequestDeadlineError`, which the exception filters answer as 503. The work
  * behind it is bounded separately (the statement timeouts of the pool) and rolls back whole. Streams (`@Sse`) and
- * routes marked `@NoRequestDeadline()` are exempt. Guards run before it; theirs are database reads bounded the same way.
+ * routes marked `@NoRequestDeadline()` are exempt, and a handler may lift the deadline while it waits
+ * (`liftRequestDeadline`). Guards run before it; theirs are database reads bounded the same way.
  */
 @Injectable()
 export class RequestDeadlineInterceptor implements NestInterceptor {
@@ -40,6 +56,8 @@ export class RequestDeadlineInterceptor implements NestInterceptor {
     const ms = this.config.requestTimeoutMs;
     return new Observable<unknown>((subscriber) => {
       const timer = setTimeout(() => subscriber.error(new RequestDeadlineError()), ms);
+      const store = requestContext.getStore();
+      if (store) running.set(store, () => clearTimeout(timer));
       const inner = next.handle().subscribe({
         next: (value) => subscriber.next(value),
         error: (err: unknown) => subscriber.error(err),
@@ -47,6 +65,7 @@ export class RequestDeadlineInterceptor implements NestInterceptor {
       });
       return () => {
         clearTimeout(timer);
+        if (store) running.delete(store);
         inner.unsubscribe();
       };
     });

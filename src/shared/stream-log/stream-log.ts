@@ -134,6 +134,36 @@ export class StreamLog implements OnApplicationBootstrap {
     });
   }
 
+  /**
+   * Inside a writing transaction, as its first statement: takes the next position of each key (one per key, heads
+   * locked in key order, held until commit) for a write that needs its position before it knows its frame (the
+   * notification inbox stamps the rows it changes with it). The transaction must then `record` one frame per key, or
+   * roll back (which gives the positions back, so a key's positions stay gap-free).
+   */
+  async reserve(em: EntityManager, stream: StreamName, keys: readonly string[]): Promise<Map<string, number>> {
+    const sorted = [...new Set(keys)].sort();
+    if (!sorted.length) return new Map();
+    const rows: Array<{ key: string; position: string }> = await em.query(
+      `INSERT INTO stream_head AS h (stream, key, position) SELECT $1, k, 1 FROM unnest($2::text[]) AS k ORDER BY k
+       ON CONFLICT (stream, key) DO UPDATE SET position = h.position + 1
+       RETURNING key, position::text AS position`,
+      [stream, sorted],
+    );
+    return new Map(rows.map((r) => [r.key, Number(r.position)]));
+  }
+
+  /** Logs frames at positions taken by `reserve` in the same transaction; returns them formatted, in entry order. */
+  async record(em: EntityManager, stream: StreamName, entries: ReadonlyArray<LogEntry & { n: number }>): Promise<string[]> {
+    if (!entries.length) return [];
+    const epoch = await this.epoch();
+    await em.query(
+      `INSERT INTO stream_log (stream, key, position, project_uuid, payload)
+       SELECT $1, e.key, e.n, e.project_uuid, e.payload FROM unnest($2::text[], $3::bigint[], $4::uuid[], $5::text[]) AS e(key, n, project_uuid, payload)`,
+      [stream, entries.map((e) => e.key), entries.map((e) => e.n), entries.map((e) => e.projectUuid), entries.map((e) => e.payload)],
+    );
+    return entries.map((e) => formatPosition(epoch, e.n));
+  }
+
   /** Current heads of the given keys (0 for a key that never had a frame). */
   async heads(stream: StreamName, keys: readonly string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>(keys.map((k) => [k, 0]));

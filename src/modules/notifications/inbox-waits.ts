@@ -1,0 +1,155 @@
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { EventBus } from '../../shared/event-bus/event-bus.port.js';
+import { BUS_EVENTS, type DeliveryMeta, type NotificationMessage } from '../../shared/event-bus/events.js';
+import { RateLimitedError } from '../../shared/errors/app-error.js';
+import { Lifecycle } from '../../shared/lifecycle.js';
+import { parsePosition, recipientKey } from '../../shared/stream-log/position.js';
+
+/** At most this many concurrent waits per recipient on one instance (notifications.md §2.0). */
+export const MAX_WAITS_PER_RECIPIENT = 4;
+/** While the shared channel is down, a wait looks at the database this often (other instances' frames may be lost). */
+export const DEGRADED_RECHECK_MS = 5000;
+
+/** How a wait for something newer ended. */
+export type WaitOutcome = 'changed' | 'timeout' | 'recheck' | 'shutdown';
+
+/**
+ * One caller's watch on its inbox: sees every frame published for the recipient from the moment it is opened (so
+ * nothing committed between the caller's read and its wait is missed), and answers `next(seen)` as soon as a frame
+ * beyond the position the caller has seen arrives.
+ */
+export interface InboxWatch {
+  /**
+   * Resolves `changed` once a frame after `seen` arrived (at once if one already did), `timeout` after `ms`, `recheck`
+   * after DEGRADED_RECHECK_MS while the shared channel is down, `shutdown` when the instance stops.
+   */
+  next(seen: number, ms: number): Promise<WaitOutcome>;
+  /** True when the shared channel was down or reconnected at any time since the watch opened. */
+  readonly busTroubled: boolean;
+  /** Ends the current and every later `next` at once (`shutdown`): the caller went away. */
+  end(): void;
+  close(): void;
+}
+
+interface Watcher {
+  newest: number;
+  troubled: boolean;
+  wake: ((outcome: WaitOutcome) => void) | null;
+  seen: number;
+  ended: boolean;
+}
+
+/**
+ * The waits of the agent inbox (notifications.md §2.0), in memory: no database connection is held while waiting.
+ * Every instance receives every recipient's frames (local and relayed, `BUS_EVENTS.notification`), so a wait answers
+ * a change made on any instance. Waits end (`shutdown`) at the start of shutdown.
+ */
+@Injectable()
+export class InboxWaits {
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  private readonly slots = new Map<string, number>();
+  private closing = false;
+
+  constructor(
+    private readonly bus: EventBus,
+    lifecycle: Lifecycle,
+  ) {
+    lifecycle.onShutdown(() => this.endAll());
+    // A reconnect may follow lost frames: every open watch re-reads.
+    bus.onReconnect(() => this.markTroubled());
+  }
+
+  /**
+   * Takes one of the recipient's wait slots (released by the returned function); the next over the limit is
+   * RATE_LIMITED "Too many concurrent waits" (REST 429, tool `isError`).
+   */
+  acquire(type: 'user' | 'agent', uuid: string): () => void {
+    const key = recipientKey(type, uuid);
+    const used = this.slots.get(key) ?? 0;
+    if (used >= MAX_WAITS_PER_RECIPIENT) throw new RateLimitedError('Too many concurrent waits', 1);
+    this.slots.set(key, used + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.slots.get(key) ?? 1) - 1;
+      if (left > 0) this.slots.set(key, left);
+      else this.slots.delete(key);
+    };
+  }
+
+  /** Concurrent waits of one recipient on this instance (tests, metrics). */
+  active(type: 'user' | 'agent', uuid: string): number {
+    return this.slots.get(recipientKey(type, uuid)) ?? 0;
+  }
+
+  watch(type: 'user' | 'agent', uuid: string): InboxWatch {
+    const key = recipientKey(type, uuid);
+    const w: Watcher = { newest: 0, troubled: this.bus.status().state === 'down', wake: null, seen: 0, ended: false };
+    let set = this.watchers.get(key);
+    if (!set) this.watchers.set(key, (set = new Set()));
+    set.add(w);
+    const close = (): void => {
+      const s = this.watchers.get(key);
+      if (!s) return;
+      s.delete(w);
+      if (!s.size) this.watchers.delete(key);
+    };
+    return {
+      next: (seen, ms) => {
+        if (this.closing || w.ended) return Promise.resolve('shutdown');
+        if (w.newest > seen) return Promise.resolve('changed');
+        w.seen = seen;
+        return new Promise<WaitOutcome>((resolve) => {
+          const degraded = this.bus.status().state === 'down';
+          const slice = degraded ? Math.min(ms, DEGRADED_RECHECK_MS) : ms;
+          const timer = setTimeout(() => finish(slice < ms ? 'recheck' : 'timeout'), slice);
+          const finish = (outcome: WaitOutcome): void => {
+            clearTimeout(timer);
+            w.wake = null;
+            resolve(outcome);
+          };
+          w.wake = finish;
+        });
+      },
+      get busTroubled() {
+        return w.troubled;
+      },
+      end: () => {
+        w.ended = true;
+        w.wake?.('shutdown');
+      },
+      close,
+    };
+  }
+
+  /** Every frame published for a recipient, on any instance: wakes its watches waiting below the frame's position. */
+  @OnEvent(BUS_EVENTS.notification)
+  onFrame(message: NotificationMessage, meta: DeliveryMeta): void {
+    const set = this.watchers.get(recipientKey(message.recipientType, message.recipientUuid));
+    if (!set) return;
+    // A frame without a readable position still means a change: treat it as newer than anything seen.
+    const n = (meta.position ? parsePosition(meta.position)?.n : undefined) ?? Number.MAX_SAFE_INTEGER;
+    for (const w of set) {
+      if (n > w.newest) w.newest = n;
+      if (w.wake && n > w.seen) w.wake('changed');
+    }
+  }
+
+  /** The channel (re)connected: frames may have been lost meanwhile, so every waiting watch re-reads now. */
+  private markTroubled(): void {
+    for (const set of this.watchers.values()) {
+      for (const w of set) {
+        w.troubled = true;
+        w.wake?.('recheck');
+      }
+    }
+  }
+
+  /** Start of shutdown: every wait answers at once (with an empty delta), and no new one waits. */
+  endAll(): void {
+    this.closing = true;
+    for (const set of this.watchers.values()) for (const w of set) w.wake?.('shutdown');
+  }
+}
