@@ -10,12 +10,12 @@
  * (BENCH_COUNT_QUERIES, bench/service-server.ts).
  *
  * - Delta read at 1M rows: `GET /api/notifications?after=<position 9,990 of an agent>` (10 records), sequentially,
- *   after a warm-up; HTTP round trip and B's own access-log duration, p50/p99; EXPLAIN (ANALYZE, BUFFERS) of the
- *   delta statement when notification.queries.ts exports it.
+ *   after a warm-up; HTTP round trip and B's own access-log duration, p50/p99, B's queries per read; EXPLAIN
+ *   (ANALYZE, BUFFERS) of the delta statement (DELTA_SQL) on the filled table.
  * - Mode "poll": every agent asks `after=<its position>` once a second (staggered over the second). Mode "wait": every
  *   agent asks with `waitSeconds=25` and asks again as soon as it has its answer. Each mode runs BENCH_WAIT_SECONDS
  *   (default 120) of production plus a short grace so the last notification is collected; reported per mode:
- *   notifications produced and delivered, B's queries (and per delivered notification), requests, and delivery
+ *   notifications produced and delivered, B's queries (and per delivered notification), answers, and delivery
  *   latency p50/p99 = the agent's receipt time − the record's `createdAt` (one machine, one clock).
  * - Goals (printed as ok/MISSED; the exit code does not depend on them): long-poll ≥ 10× fewer queries per delivered
  *   notification, long-poll latency p99 ≤ 200 ms, delta read p99 ≤ 5 ms.
@@ -29,8 +29,9 @@ import os from 'node:os';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
-import * as notificationQueries from '../src/modules/notifications/notification.queries.js';
-import { parsePosition } from '../src/shared/stream-log/position.js';
+import { DELTA_SQL } from '../src/modules/notifications/notification.queries.js';
+import { DELTA_MAX_RECORDS } from '../src/modules/notifications/notification.service.js';
+import { parsePosition, recipientKey } from '../src/shared/stream-log/position.js';
 import { api } from './lib/rest.js';
 import { scratchDatabase } from './lib/scratch-db.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service-process.js';
@@ -106,29 +107,21 @@ function get(agent: http.Agent, base: string, path: string, headers: Record<stri
 const bearer = (a: BenchAgent): Record<string, string> => ({ authorization: `Bearer ${a.key}` });
 
 /**
- * 1,000,000 rows, row i (1-based) for agent (i − 1) % AGENTS at that agent's position ⌊(i − 1) / AGENTS⌋ + 1, 70 % of
- * them read; then each agent's stream head at PER_AGENT. The position columns (`position`, `arrival_position`) are
- * set only when the schema has them (the inbox migration), so the fill also runs against an older schema.
+ * 1,000,000 rows, row i (1-based) for agent (i − 1) % AGENTS at that agent's position k = ⌊(i − 1) / AGENTS⌋ + 1
+ * (`position` and `arrival_position`: each agent's rows at 1..PER_AGENT, as if each had arrived in its own batch),
+ * 70 % of them read; then each agent's stream head at PER_AGENT.
  */
-async function fill(q: Query, companyUuid: string, project: { uuid: string; name: string }, actor: { uuid: string; name: string }, agents: readonly BenchAgent[]): Promise<string[]> {
-  const present = new Set(
-    (await q(`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'notification' AND column_name IN ('position', 'arrival_position')`)).map(
-      (r) => String(r.column_name),
-    ),
-  );
-  const positionColumns = ['position', 'arrival_position'].filter((c) => present.has(c));
-  const cols = positionColumns.map((c) => `, ${c}`).join('');
-  const vals = positionColumns.map(() => ', k').join('');
+async function fill(q: Query, companyUuid: string, project: { uuid: string; name: string }, actor: { uuid: string; name: string }, agents: readonly BenchAgent[]): Promise<void> {
   const batch = 100_000;
   for (let from = 1; from <= TOTAL; from += batch) {
     const to = Math.min(TOTAL, from + batch - 1);
     await q(
       `INSERT INTO notification (uuid, company_uuid, project_uuid, project_name, recipient_type, recipient_uuid, entity_type,
                                  entity_uuid, entity_title, action, message, actor_type, actor_uuid, actor_name,
-                                 read_at, archived_at, created_at, updated_at${cols})
+                                 read_at, archived_at, created_at, updated_at, position, arrival_position)
        SELECT gen_random_uuid(), $1, $2, $3, 'agent', ($4::uuid[])[r + 1], 'task', gen_random_uuid(), 'Task ' || i, 'mentioned',
               $6 || ' mentioned you: "backlog item ' || k || '"', 'user', $5, $6,
-              CASE WHEN k % 10 < 3 THEN NULL ELSE ts END, NULL, ts, ts${vals}
+              CASE WHEN k % 10 < 3 THEN NULL ELSE ts END, NULL, ts, ts, k, k
          FROM (SELECT i, (i - 1) % ${AGENTS} AS r, (i - 1) / ${AGENTS} + 1 AS k,
                       timestamptz '2025-01-01' + i * interval '1 second' AS ts
                  FROM generate_series($7::int, $8::int) AS i) AS s`,
@@ -146,7 +139,6 @@ async function fill(q: Query, companyUuid: string, project: { uuid: string; name
   for (const t of ['notification', 'notification_inbox', 'stream_head']) await q(`VACUUM ANALYZE ${t}`);
   // Flush the fill's dirty pages now rather than during the measurements.
   await q('CHECKPOINT').catch(() => undefined);
-  return positionColumns;
 }
 
 /** A user, a project, a task to comment on and AGENTS agents with a key each, over the REST API of `base`. */
@@ -205,10 +197,11 @@ async function refreshPositions(agent: http.Agent, base: string, agents: BenchAg
 interface ModeFigures {
   produced: number;
   delivered: number;
-  requests: number;
+  /** Answers received (long-polls still open at the end are not counted). */
+  answers: number;
   queries: number;
   queriesPerNotification: number;
-  queriesPerRequest: number;
+  queriesPerAnswer: number;
   latencyMs: { p50: number; p99: number; max: number };
   /** X-Poll-Interval values seen (seconds). */
   pollIntervalHints: number[];
@@ -228,15 +221,16 @@ async function runMode(mode: 'poll' | 'wait', b: ServiceProcess, a: ServiceProce
   const seen = new Set<string>();
   const latencies: number[] = [];
   const hints = new Set<number>();
-  let requests = 0;
+  let answers = 0;
   let stopping = false;
   let failure: unknown = null;
 
   const q0 = await b.queries();
   const start = Date.now();
-  const agentLoop = async (agent: BenchAgent, index: number): Promise<void> => {
-    // Pollers are spread evenly over the interval, as independent agents would be.
-    let nextAt = start + (index * POLL_INTERVAL_MS) / s.agents.length;
+  const agentLoop = async (agent: BenchAgent): Promise<void> => {
+    // Each poller starts at a random phase of the interval, as independent agents would. (Not index × interval /
+    // AGENTS: the producer mentions agents in index order once a second, so that phase would line up with it.)
+    let nextAt = start + Math.random() * POLL_INTERVAL_MS;
     while (!stopping) {
       if (mode === 'poll') {
         await sleep(Math.max(0, nextAt - Date.now()));
@@ -251,7 +245,7 @@ async function runMode(mode: 'poll' | 'wait', b: ServiceProcess, a: ServiceProce
         if (stopping) break;
         throw err;
       }
-      requests++;
+      answers++;
       if (r.status !== 200) throw new Error(`${mode} ${path}: ${r.status} ${r.body.slice(0, 300)}`);
       const hint = Number(r.headers['x-poll-interval']);
       if (Number.isFinite(hint)) hints.add(hint);
@@ -265,8 +259,8 @@ async function runMode(mode: 'poll' | 'wait', b: ServiceProcess, a: ServiceProce
       agent.position = data.position;
     }
   };
-  const loops = s.agents.map((agent, i) =>
-    agentLoop(agent, i).catch((err: unknown) => {
+  const loops = s.agents.map((agent) =>
+    agentLoop(agent).catch((err: unknown) => {
       failure ??= err;
       stopping = true;
     }),
@@ -298,10 +292,10 @@ async function runMode(mode: 'poll' | 'wait', b: ServiceProcess, a: ServiceProce
   return {
     produced,
     delivered: latencies.length,
-    requests,
+    answers,
     queries,
     queriesPerNotification: round(queries / Math.max(1, latencies.length)),
-    queriesPerRequest: round(queries / Math.max(1, requests)),
+    queriesPerAnswer: round(queries / Math.max(1, answers)),
     latencyMs: { p50: pct(latencies, 50), p99: pct(latencies, 99), max: latencies.length ? Math.max(...latencies) : NaN },
     pollIntervalHints: [...hints].sort((x, y) => x - y),
     seconds: round(seconds, 1),
@@ -338,22 +332,12 @@ async function measureDelta(b: ServiceProcess, agent: BenchAgent): Promise<{ aft
 }
 
 /**
- * EXPLAIN (ANALYZE, BUFFERS) of the delta statement when notification.queries.ts exports one: a `deltaSql(recipient,
- * after, limit)` builder or a constant `DELTA_SQL` (params: recipient type, uuid, company, after, limit). Null when
- * neither exists.
+ * EXPLAIN (ANALYZE, BUFFERS) of the delta statement the service runs (DELTA_SQL, with the parameters of
+ * NotificationService#readDelta: recipient type, uuid, company, stream key, after, DELTA_MAX_RECORDS + 1).
  */
-async function explainDelta(q: Query, agent: BenchAgent, companyUuid: string, after: number): Promise<string[] | null> {
-  const exported = notificationQueries as Record<string, unknown>;
-  const recipient = { type: 'agent' as const, uuid: agent.uuid, companyUuid };
-  let statement: { sql: string; params: unknown[] } | null = null;
-  if (typeof exported.deltaSql === 'function') {
-    const built = (exported.deltaSql as (...args: unknown[]) => { sql?: string; text?: string; params?: unknown[]; values?: unknown[] })(recipient, after, 101);
-    statement = { sql: built.sql ?? built.text ?? '', params: built.params ?? built.values ?? [] };
-  } else if (typeof exported.DELTA_SQL === 'string') {
-    statement = { sql: exported.DELTA_SQL, params: [recipient.type, recipient.uuid, companyUuid, after, 101] };
-  }
-  if (!statement?.sql) return null;
-  const plan = await q(`EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`, statement.params);
+async function explainDelta(q: Query, agent: BenchAgent, companyUuid: string, after: number): Promise<string[]> {
+  const params = ['agent', agent.uuid, companyUuid, recipientKey('agent', agent.uuid), after, DELTA_MAX_RECORDS + 1];
+  const plan = await q(`EXPLAIN (ANALYZE, BUFFERS) ${DELTA_SQL}`, params);
   return plan.map((p) => String(p['QUERY PLAN']));
 }
 
@@ -361,8 +345,8 @@ const ok = (pass: boolean): string => (pass ? 'ok' : 'MISSED');
 
 function modeLine(mode: string, f: ModeFigures): string {
   return (
-    `  ${mode.padEnd(5)} produced ${String(f.produced).padStart(4)} delivered ${String(f.delivered).padStart(4)} | requests ${String(f.requests).padStart(6)} | ` +
-    `B queries ${String(f.queries).padStart(6)} = ${f.queriesPerNotification.toFixed(2).padStart(7)} per notification (${f.queriesPerRequest.toFixed(2)} per request) | ` +
+    `  ${mode.padEnd(5)} produced ${String(f.produced).padStart(4)} delivered ${String(f.delivered).padStart(4)} | answers ${String(f.answers).padStart(6)} | ` +
+    `B queries ${String(f.queries).padStart(6)} = ${f.queriesPerNotification.toFixed(2).padStart(7)} per notification (${f.queriesPerAnswer.toFixed(2)} per answer) | ` +
     `latency p50 ${String(f.latencyMs.p50).padStart(5)} ms p99 ${String(f.latencyMs.p99).padStart(5)} ms max ${f.latencyMs.max} ms | X-Poll-Interval ${f.pollIntervalHints.join(',') || '-'}`
   );
 }
@@ -389,8 +373,8 @@ async function main(): Promise<void> {
     }
     console.log(`Seeded ${AGENTS} agents with keys; filling ${TOTAL.toLocaleString('en')} notifications…`);
     const t0 = Date.now();
-    const positionColumns = await fill(q, seeded.company.uuid, seeded.project, seeded.user, seeded.agents);
-    console.log(`  done in ${((Date.now() - t0) / 1000).toFixed(1)} s (position columns set: ${positionColumns.join(', ') || 'none, the schema has none'})`);
+    await fill(q, seeded.company.uuid, seeded.project, seeded.user, seeded.agents);
+    console.log(`  done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
     const prefix = `benchwait_${randomBytes(4).toString('hex')}`;
     const shared = { DATABASE_URL: url, NATS_URL, BUS_SUBJECT_PREFIX: prefix };
@@ -415,10 +399,9 @@ async function main(): Promise<void> {
       `  after=${delta.after} (${delta.records} records) round trip p50 ${delta.p50} p99 ${delta.p99} | server p50 ${delta.serverP50} p99 ${delta.serverP99} | ${delta.queriesPerRead} queries per read | goal p99 ≤ ${GOALS.deltaP99Ms}: ${ok(delta.p99 <= GOALS.deltaP99Ms)}`,
     );
     const plan = await explainDelta(q, seeded.agents[0], seeded.company.uuid, parsePosition(delta.after)!.n);
-    if (plan) {
-      console.log('\nEXPLAIN (ANALYZE, BUFFERS) — delta statement');
-      for (const l of plan) console.log(`  ${l}`);
-    } else console.log('  (no delta statement exported by notification.queries.ts: no EXPLAIN)');
+    console.log('\nEXPLAIN (ANALYZE, BUFFERS) — the delta statement (DELTA_SQL)');
+    for (const l of plan) console.log(`  ${l}`);
+    const deltaIndexes = [...new Set(plan.flatMap((l) => [...l.matchAll(/Index (?:Only )?Scan (?:Backward )?using (\S+)/g)].map((m) => m[1])))];
 
     console.log(`\nPolling every ${POLL_INTERVAL_MS / 1000} s vs long-polling (waitSeconds=${WAIT_SECONDS}), ${AGENTS} agents on B, ${RATE} notification/s produced on A, ${MODE_SECONDS} s each:`);
     const poll = await runMode('poll', b, a, seeded);
@@ -446,7 +429,6 @@ async function main(): Promise<void> {
         rows: TOTAL,
         agents: AGENTS,
         perAgent: PER_AGENT,
-        positionColumns,
         modeSeconds: MODE_SECONDS,
         rate: RATE,
         pollIntervalMs: POLL_INTERVAL_MS,
@@ -455,7 +437,7 @@ async function main(): Promise<void> {
         loadAverage: os.loadavg().map((x) => round(x)),
         cpus: os.cpus().length,
         idleQueriesPerSecond,
-        delta: { ...delta, iterations: DELTA_ITERATIONS, explained: plan !== null },
+        delta: { ...delta, iterations: DELTA_ITERATIONS, warmup: DELTA_WARMUP, indexes: deltaIndexes },
         poll,
         wait,
         queryRatio,
