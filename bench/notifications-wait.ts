@@ -12,7 +12,7 @@
  * - Delta read at 1M rows: `GET /api/notifications?after=<position 9,990 of an agent>` (10 records), sequentially,
  *   after a warm-up; HTTP round trip and B's own access-log duration, p50/p99, B's queries per read; EXPLAIN
  *   (ANALYZE, BUFFERS) of the delta statement (DELTA_SQL) on the filled table.
- * - Mode "poll": every agent asks `after=<its position>` once a second (staggered over the second). Mode "wait": every
+ * - Mode "poll": every agent asks `after=<its position>` once a second (each at its own random phase). Mode "wait": every
  *   agent asks with `waitSeconds=25` and asks again as soon as it has its answer. Each mode runs BENCH_WAIT_SECONDS
  *   (default 120) of production plus a short grace so the last notification is collected; reported per mode:
  *   notifications produced and delivered, B's queries (and per delivered notification), answers, and delivery
