@@ -65,4 +65,15 @@ describe('InboxWaits', () => {
     expect(await pending).toBe('shutdown');
     expect(await waits.watch('agent', U).next(0, 10_000)).toBe('shutdown');
   });
+
+  it('a reconnect of the shared channel (frames may be lost) makes every waiting watch re-read', async () => {
+    const { waits } = setup();
+    const watch = waits.watch('agent', U);
+    expect(watch.busTroubled).toBe(false);
+    const pending = watch.next(0, 10_000);
+    waits.onResync();
+    expect(await pending).toBe('recheck');
+    expect(watch.busTroubled).toBe(true);
+    watch.close();
+  });
 });
