@@ -246,9 +246,10 @@ describe('admin CLI (e2e, built CLI as a child process)', () => {
     const db = await createTestDatabase();
     try {
       const env = { DATABASE_URL: db.url };
-      // The latest migration creates stream_log; revert undoes exactly that one.
+      // The latest migration adds notification.snoozed_until; revert undoes exactly that one.
       const latest = new MIGRATIONS[MIGRATIONS.length - 1]().name;
-      const table = async (): Promise<boolean> => (await db.dataSource.query(`SELECT to_regclass('stream_log') IS NOT NULL AS t`))[0].t;
+      const table = async (): Promise<boolean> =>
+        (await db.dataSource.query(`SELECT count(*) > 0 AS t FROM information_schema.columns WHERE table_name = 'notification' AND column_name = 'snoozed_until'`))[0].t;
       const upToDate = await runCli(['migration', 'run'], env);
       expect([upToDate.code, upToDate.json]).toEqual([0, { applied: [] }]);
       const reverted = await runCli(['migration', 'revert'], env);

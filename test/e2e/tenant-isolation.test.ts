@@ -70,6 +70,8 @@ const ROUTES_TAKING_KEYS = [
   'PUT /api/notifications/preferences',
   'PATCH /api/notifications/{uuid}/read',
   'PATCH /api/notifications/{uuid}/archive',
+  'PATCH /api/notifications/{uuid}/unarchive',
+  'PATCH /api/notifications/{uuid}/snooze',
 ];
 
 function isUuidSchema(s: any): boolean {
@@ -328,6 +330,10 @@ function restCases(A: Tenant, B: Tenant): RestCase[] {
     { route: 'PATCH /api/notifications/{uuid}/read', params: { uuid: A.agentNotificationUuid }, expect: nf },
     { route: 'PATCH /api/notifications/{uuid}/archive', params: { uuid: A.userNotificationUuid }, expect: nf },
     { route: 'PATCH /api/notifications/{uuid}/archive', params: { uuid: A.agentNotificationUuid }, expect: nf },
+    { route: 'PATCH /api/notifications/{uuid}/unarchive', params: { uuid: A.userNotificationUuid }, expect: nf },
+    { route: 'PATCH /api/notifications/{uuid}/unarchive', params: { uuid: A.agentNotificationUuid }, expect: nf },
+    { route: 'PATCH /api/notifications/{uuid}/snooze', params: { uuid: A.userNotificationUuid }, body: { until: new Date(Date.now() + 3_600_000).toISOString() }, expect: nf },
+    { route: 'PATCH /api/notifications/{uuid}/snooze', params: { uuid: A.agentNotificationUuid }, body: { until: new Date(Date.now() + 3_600_000).toISOString() }, expect: nf },
     { route: 'GET /api/events', query: { projectUuid: A.projectUuid }, expect: 'sse' },
     { route: 'GET /api/events/notifications', expect: 'sse' },
 
@@ -388,6 +394,10 @@ function toolCases(A: Tenant, B: Tenant): ToolCase[] {
     { tool: 'svc_mark_notification_read', args: { notificationUuid: A.agentNotificationUuid }, expect: nf },
     { tool: 'svc_mark_notification_read', args: { notificationUuid: A.userNotificationUuid }, expect: nf },
     { tool: 'svc_mark_notification_read', args: { all: true, projectUuid: A.projectUuid }, expect: 'own' },
+    { tool: 'svc_snooze_notification', args: { notificationUuid: A.agentNotificationUuid, until: new Date(Date.now() + 3_600_000).toISOString() }, expect: nf },
+    { tool: 'svc_snooze_notification', args: { notificationUuid: A.userNotificationUuid, until: new Date(Date.now() + 3_600_000).toISOString() }, expect: nf },
+    { tool: 'svc_unarchive_notification', args: { notificationUuid: A.agentNotificationUuid }, expect: nf },
+    { tool: 'svc_unarchive_notification', args: { notificationUuid: A.userNotificationUuid }, expect: nf },
     byProject('svc_create_tasks', { tasks: [{ title: 'B task', acceptanceCriteriaItems: crit }] }),
     { tool: 'svc_create_tasks', args: { projectUuid: B.projectUuid, proposalUuid: A.approvedProposalUuid, tasks: [{ title: 'B task', acceptanceCriteriaItems: crit }] }, expect: nf },
     { tool: 'svc_create_tasks', args: { projectUuid: B.projectUuid, tasks: [{ title: 'B task', acceptanceCriteriaItems: crit, dependsOnTaskUuids: [A.taskUuid] }] }, expect: nf },

@@ -56,8 +56,6 @@ export class InboxWaits {
     lifecycle: Lifecycle,
   ) {
     lifecycle.onShutdown(() => this.endAll());
-    // A reconnect may follow lost frames: every open watch re-reads.
-    bus.onReconnect(() => this.markTroubled());
   }
 
   /**
@@ -138,7 +136,8 @@ export class InboxWaits {
   }
 
   /** The channel (re)connected: frames may have been lost meanwhile, so every waiting watch re-reads now. */
-  private markTroubled(): void {
+  @OnEvent(BUS_EVENTS.resync)
+  onResync(): void {
     for (const set of this.watchers.values()) {
       for (const w of set) {
         w.troubled = true;

@@ -140,14 +140,14 @@ export function publishFrames(bus: EventBus, metrics: MetricsService, frames: re
 
 /**
  * A delta (notifications.md §2.0) in one statement, so one snapshot: the recipient's head and unread count, and the
- * rows changed after `$5`, oldest position first (`notification_delta_idx`), at most `$6`. Without rows the answer is
+ * rows changed after `$5`, oldest position first (`notification_delta_idx`; ordered by the column, not the text alias), at most `$6`. Without rows the answer is
  * one row of nulls beside the head. `$4` is the recipient's stream key.
  */
 export const DELTA_SQL = `SELECT s.head::text AS head, s.unread AS "unreadCount", r.*
   FROM (SELECT (SELECT position FROM stream_head WHERE stream = 'n' AND key = $4) AS head,
                (SELECT unread_count FROM notification_inbox WHERE recipient_type = $1 AND recipient_uuid = $2) AS unread) AS s
   LEFT JOIN LATERAL (SELECT ${NOTIFICATION_COLUMNS}, position::text AS position FROM notification
-                      WHERE ${RECIPIENT_SQL} AND position > $5 ORDER BY position, created_at, uuid LIMIT $6) AS r ON true`;
+                      WHERE ${RECIPIENT_SQL} AND position > $5 ORDER BY notification.position, created_at, uuid LIMIT $6) AS r ON true`;
 
 /** The rows of one position (a batch or bulk change bigger than a delta's bounds is answered whole). */
 export const POSITION_ROWS_SQL = `SELECT ${NOTIFICATION_COLUMNS}, position::text AS position FROM notification

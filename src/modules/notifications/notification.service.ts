@@ -74,7 +74,7 @@ export const DELTA_MAX_BYTES = 64 * 1024;
 /** `pollAfterSeconds` of a list or delta answer on an idle service; a wait's answer asks for no pause then. */
 export const BASE_POLL_SECONDS = 2;
 
-const DELTA_STATEMENT = { name: 'svc_notification_delta_v1', text: DELTA_SQL };
+const DELTA_STATEMENT = { name: 'svc_notification_delta_v2', text: DELTA_SQL };
 const POSITION_ROWS_STATEMENT = { name: 'svc_notification_position_rows_v1', text: POSITION_ROWS_SQL };
 
 type DeltaRow = Partial<NotificationRow> & { head: string | null; unreadCount: number | null };

@@ -5,6 +5,8 @@ export const BODY_LIMIT = '1mb';
 
 /** The tool endpoint's path as the router matches it (case-insensitive, optional trailing slash). */
 const MCP_PATH = /^\/api\/mcp\/?$/i;
+/** The SSE streams: they read no body, and answer their errors in plain text (platform.md §6.2). */
+const EVENTS_PATH = /^\/api\/events(\/|$)/i;
 
 /**
  * Deepest nesting of arrays/objects a JSON body may have. JSON.parse accepts any depth, but the recursive layers
@@ -34,12 +36,13 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 
 /**
  * JSON bodies up to 1 MiB and MAX_JSON_DEPTH levels. REST routes refuse a body that is not JSON (400 BAD_REQUEST)
- * instead of silently ignoring it. Not for `/api/mcp`, which reads its body only after authenticating (415 / 413 / -32700).
+ * instead of silently ignoring it. Not for `/api/mcp`, which reads its body only after authenticating (415 / 413 / -32700),
+ * nor for the streams, which ignore a body (a stray one must not turn their plain-text answers into JSON errors).
  */
 export function jsonBody() {
   return (req: Request, res: Response, next: NextFunction): void => {
     // The tool endpoint reads its body itself, after its key guard (platform.md §4).
-    if (MCP_PATH.test(req.path)) {
+    if (MCP_PATH.test(req.path) || EVENTS_PATH.test(req.path)) {
       next();
       return;
     }

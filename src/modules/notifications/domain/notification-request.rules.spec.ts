@@ -6,6 +6,12 @@ import {
   parseMarkReadInput,
   parsePreferencesPatch,
   parseReadAllBody,
+  formatCursor,
+  parseAgentDelta,
+  parseCursor,
+  parseInboxQuery,
+  parseSnoozeUntil,
+  parseWaitSeconds,
 } from './notification-request.rules.js';
 
 const P = '3f1c2a4b-5d6e-4f70-8a9b-0c1d2e3f4a5b';
@@ -22,8 +28,8 @@ function refusal(fn: () => unknown): { code: string; message: string; details?: 
 
 describe('parseListQuery (notifications.md §2.1)', () => {
   it('defaults to limit 50, offset 0, no filters', () => {
-    expect(parseListQuery({})).toEqual({ limit: 50, offset: 0, unreadOnly: false, projectUuid: null });
-    expect(parseListQuery(undefined)).toEqual({ limit: 50, offset: 0, unreadOnly: false, projectUuid: null });
+    expect(parseListQuery({})).toEqual({ limit: 50, offset: 0, unreadOnly: false, projectUuid: null, cursor: null });
+    expect(parseListQuery(undefined)).toEqual({ limit: 50, offset: 0, unreadOnly: false, projectUuid: null, cursor: null });
   });
 
   it.each([
@@ -79,15 +85,15 @@ describe('parseListQuery (notifications.md §2.1)', () => {
   });
 
   it('ignores other parameters', () => {
-    expect(parseListQuery({ foo: 'bar', recipientUuid: P })).toEqual({ limit: 50, offset: 0, unreadOnly: false, projectUuid: null });
+    expect(parseListQuery({ foo: 'bar', recipientUuid: P })).toEqual({ limit: 50, offset: 0, unreadOnly: false, projectUuid: null, cursor: null });
   });
 });
 
 describe('parseReadAllBody', () => {
   it('no body means no filter; other fields are ignored', () => {
-    expect(parseReadAllBody(undefined)).toEqual({ projectUuid: null });
-    expect(parseReadAllBody({})).toEqual({ projectUuid: null });
-    expect(parseReadAllBody({ foo: 1, projectUuid: P })).toEqual({ projectUuid: P });
+    expect(parseReadAllBody(undefined)).toEqual({ projectUuid: null, upTo: null });
+    expect(parseReadAllBody({})).toEqual({ projectUuid: null, upTo: null });
+    expect(parseReadAllBody({ foo: 1, projectUuid: P })).toEqual({ projectUuid: P, upTo: null });
   });
 
   it('refuses a non-object body and a non-uuid projectUuid', () => {
@@ -123,8 +129,8 @@ describe('parsePreferencesPatch', () => {
 
 describe('agent inputs', () => {
   it('svc_get_notifications defaults: unread, autoMarkRead, no project', () => {
-    expect(parseAgentListInput({})).toEqual({ status: 'unread', autoMarkRead: true, projectUuid: null });
-    expect(parseAgentListInput({ status: 'all', autoMarkRead: false, projectUuid: P })).toEqual({ status: 'all', autoMarkRead: false, projectUuid: P });
+    expect(parseAgentListInput({})).toEqual({ status: 'unread', autoMarkRead: true, projectUuid: null, cursor: null });
+    expect(parseAgentListInput({ status: 'all', autoMarkRead: false, projectUuid: P })).toEqual({ status: 'all', autoMarkRead: false, projectUuid: P, cursor: null });
   });
 
   it('svc_mark_notification_read needs exactly one of notificationUuid or all=true', () => {
@@ -133,8 +139,8 @@ describe('agent inputs', () => {
     expect(refusal(() => parseMarkReadInput({ all: false })).message).toBe(msg);
     expect(refusal(() => parseMarkReadInput({ notificationUuid: P, all: true })).message).toBe(msg);
     expect(parseMarkReadInput({ notificationUuid: P })).toEqual({ notificationUuid: P });
-    expect(parseMarkReadInput({ all: true })).toEqual({ all: true, projectUuid: null });
-    expect(parseMarkReadInput({ all: true, projectUuid: P })).toEqual({ all: true, projectUuid: P });
+    expect(parseMarkReadInput({ all: true })).toEqual({ all: true, projectUuid: null, upTo: null });
+    expect(parseMarkReadInput({ all: true, projectUuid: P })).toEqual({ all: true, projectUuid: P, upTo: null });
   });
 });
 
@@ -147,5 +153,50 @@ describe('etagMatches', () => {
     expect(etagMatches('"b"', '"a"')).toBe(false);
     expect(etagMatches(undefined, '"a"')).toBe(false);
     expect(etagMatches('', '"a"')).toBe(false);
+  });
+});
+
+describe('inbox additions (§2.0)', () => {
+  const fieldOf = (fn: () => unknown): unknown => (refusal(fn).details as Array<{ field: string }>)[0].field;
+
+  it('a query with after is a delta (list filters ignored); without it a page', () => {
+    expect(parseInboxQuery({ after: 'ab12-7', waitSeconds: '30', unreadOnly: 'true', offset: '3' })).toEqual({ delta: { after: { epoch: 'ab12', n: 7 }, waitSeconds: 30 } });
+    expect(parseInboxQuery({ after: 'ab12-0' })).toEqual({ delta: { after: { epoch: 'ab12', n: 0 }, waitSeconds: null } });
+    expect(parseInboxQuery({ limit: '5', cursor: '' })).toEqual({ list: { limit: 5, offset: 0, unreadOnly: false, projectUuid: null, cursor: 'top' } });
+    for (const after of ['', 'x', 'ab12-', 'ab12-01', '-5', 'ab12-1.5', 'AB-1']) expect([after, fieldOf(() => parseInboxQuery({ after }))]).toEqual([after, 'after']);
+  });
+
+  it('waitSeconds is an integer from 1 to 30 and only comes with after', () => {
+    expect(parseWaitSeconds('1', true)).toBe(1);
+    expect(parseWaitSeconds(30, true)).toBe(30);
+    expect(parseWaitSeconds(undefined, false)).toBeNull();
+    for (const v of ['0', '31', 'abc', '', '2.5', '-1', 0, 31, 2.5]) expect([v, fieldOf(() => parseWaitSeconds(v, true))]).toEqual([v, 'waitSeconds']);
+    expect(refusal(() => parseWaitSeconds('5', false)).details).toEqual([{ field: 'waitSeconds', message: 'requires after' }]);
+    expect(fieldOf(() => parseAgentDelta({ waitSeconds: 5 }))).toBe('waitSeconds');
+    expect(parseAgentDelta({ after: 'e1-3', waitSeconds: 5, status: 'read' })).toEqual({ after: { epoch: 'e1', n: 3 }, waitSeconds: 5 });
+  });
+
+  it('cursors round-trip and anything else is refused on cursor', () => {
+    const c = formatCursor('1795665600123457', P);
+    expect(parseCursor(c)).toEqual({ micros: '1795665600123457', uuid: P });
+    expect(parseCursor('')).toBe('top');
+    for (const bad of ['x', formatCursor('12', 'not-a-uuid'), Buffer.from(`-1:${P}`).toString('base64url'), 'a'.repeat(200), 5]) {
+      expect(fieldOf(() => parseCursor(bad))).toBe('cursor');
+    }
+  });
+
+  it('a snooze ends 3 minutes to a year ahead, as an ISO time with a zone', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseSnoozeUntil('2026-01-01T00:03:00Z', now).toISOString()).toBe('2026-01-01T00:03:00.000Z');
+    expect(parseSnoozeUntil('2026-01-01T02:00:00+01:00', now).toISOString()).toBe('2026-01-01T01:00:00.000Z');
+    for (const bad of ['2026-01-01T00:02:59.999Z', '2026-01-01T00:10:00', 'tomorrow', '2028-01-01T00:00:00Z', 12, null]) {
+      expect([bad, fieldOf(() => parseSnoozeUntil(bad, now))]).toEqual([bad, 'until']);
+    }
+  });
+
+  it('read-all and the tool take upTo as a position', () => {
+    expect(parseReadAllBody({ upTo: 'e1-9' })).toEqual({ projectUuid: null, upTo: { epoch: 'e1', n: 9 } });
+    expect(parseMarkReadInput({ all: true, upTo: 'e1-9' })).toEqual({ all: true, projectUuid: null, upTo: { epoch: 'e1', n: 9 } });
+    expect(fieldOf(() => parseReadAllBody({ upTo: 9 }))).toBe('upTo');
   });
 });
