@@ -169,8 +169,9 @@ async function seed(ds: DataSource, base: string) {
   return { company, user, cookie, project, taskUuid: created.tasks[0].uuid, agents };
 }
 
-/** Server-side durations (B's access log `durationMs`) of the requests whose id starts with `delta.`. */
+/** Server-side durations (B's access log `durationMs`) of the requests whose id starts with `delta.` / `base.`. */
 const deltaServerMs: number[] = [];
+const baseServerMs: number[] = [];
 
 function startInstance(name: string, env: Record<string, string>): Promise<ServiceProcess> {
   return startServiceProcess({
@@ -178,8 +179,8 @@ function startInstance(name: string, env: Record<string, string>): Promise<Servi
     onLine: (line, stream) => {
       const level = /"level":"(\w+)"/.exec(line)?.[1];
       if (stream === 'stderr' || level === 'warn' || level === 'error' || level === 'fatal') console.error(`[${name}] ${line.slice(0, 500)}`);
-      const m = /"requestId":"delta\.\d+".*"durationMs":([\d.]+)/.exec(line);
-      if (m) deltaServerMs.push(Number(m[1]));
+      const m = /"requestId":"(delta|base)\.\d+".*"durationMs":([\d.]+)/.exec(line);
+      if (m) (m[1] === 'delta' ? deltaServerMs : baseServerMs).push(Number(m[2]));
     },
   });
 }
@@ -302,14 +303,26 @@ async function runMode(mode: 'poll' | 'wait', b: ServiceProcess, a: ServiceProce
   };
 }
 
-/** `after` DELTA_RECORDS below the agent's head, DELTA_ITERATIONS sequential round trips after DELTA_WARMUP. */
-async function measureDelta(b: ServiceProcess, agent: BenchAgent): Promise<{ after: string; records: number; p50: number; p99: number; serverP50: number; serverP99: number }> {
+interface Timings {
+  p50: number;
+  p99: number;
+  serverP50: number;
+  serverP99: number;
+}
+
+/**
+ * `after` DELTA_RECORDS below the agent's head, DELTA_ITERATIONS sequential round trips after DELTA_WARMUP —
+ * alternating with the baseline: `GET /api/notifications/unread-count` by the same agent (the same key
+ * authentication, envelope and framework path, and one primary-key lookup instead of the delta statement).
+ */
+async function measureDelta(b: ServiceProcess, agent: BenchAgent): Promise<{ after: string; records: number; baseline: Timings } & Timings> {
   const head = parsePosition(agent.position);
   if (!head) throw new Error(`unexpected stream position ${agent.position}`);
   const after = `${head.epoch}-${head.n - DELTA_RECORDS}`;
   const path = `/api/notifications?after=${encodeURIComponent(after)}`;
   const pool = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const times: number[] = [];
+  const baseTimes: number[] = [];
   let records = -1;
   for (let i = 0; i < DELTA_WARMUP + DELTA_ITERATIONS; i++) {
     const measured = i >= DELTA_WARMUP;
@@ -317,18 +330,20 @@ async function measureDelta(b: ServiceProcess, agent: BenchAgent): Promise<{ aft
     if (r.status !== 200) throw new Error(`delta ${path}: ${r.status} ${r.body.slice(0, 300)}`);
     if (records < 0) records = (JSON.parse(r.body) as { data: NotificationDelta }).data.notifications.length;
     if (measured) times.push(r.ms);
+    const base = await get(pool, b.url, '/api/notifications/unread-count', { ...bearer(agent), 'x-request-id': measured ? `base.${i}` : `warmup-base.${i}` });
+    if (base.status !== 200) throw new Error(`baseline: ${base.status} ${base.body.slice(0, 300)}`);
+    if (measured) baseTimes.push(base.ms);
   }
   pool.destroy();
   // The access-log lines are written asynchronously; give them a moment.
-  for (let i = 0; i < 50 && deltaServerMs.length < DELTA_ITERATIONS; i++) await sleep(20);
-  return {
-    after,
-    records,
-    p50: round(pct(times, 50), 3),
-    p99: round(pct(times, 99), 3),
-    serverP50: round(pct(deltaServerMs, 50), 3),
-    serverP99: round(pct(deltaServerMs, 99), 3),
-  };
+  for (let i = 0; i < 50 && (deltaServerMs.length < DELTA_ITERATIONS || baseServerMs.length < DELTA_ITERATIONS); i++) await sleep(20);
+  const timings = (client: number[], server: number[]): Timings => ({
+    p50: round(pct(client, 50), 3),
+    p99: round(pct(client, 99), 3),
+    serverP50: round(pct(server, 50), 3),
+    serverP99: round(pct(server, 99), 3),
+  });
+  return { after, records, ...timings(times, deltaServerMs), baseline: timings(baseTimes, baseServerMs) };
 }
 
 /**
@@ -394,9 +409,14 @@ async function main(): Promise<void> {
     console.log(`\nDelta read at ${TOTAL.toLocaleString('en')} rows, ${DELTA_ITERATIONS} sequential requests after ${DELTA_WARMUP} warm-up (ms):`);
     const beforeDelta = await b.queries();
     const delta = { ...(await measureDelta(b, seeded.agents[0])), queriesPerRead: 0 };
-    delta.queriesPerRead = round(((await b.queries()) - beforeDelta) / (DELTA_WARMUP + DELTA_ITERATIONS));
+    // Per pair of requests (the delta and its baseline): the baseline costs one statement besides the key lookup.
+    delta.queriesPerRead = round(((await b.queries()) - beforeDelta) / (DELTA_WARMUP + DELTA_ITERATIONS) / 2);
     console.log(
-      `  after=${delta.after} (${delta.records} records) round trip p50 ${delta.p50} p99 ${delta.p99} | server p50 ${delta.serverP50} p99 ${delta.serverP99} | ${delta.queriesPerRead} queries per read | goal p99 ≤ ${GOALS.deltaP99Ms}: ${ok(delta.p99 <= GOALS.deltaP99Ms)}`,
+      `  after=${delta.after} (${delta.records} records) round trip p50 ${delta.p50} p99 ${delta.p99} | server p50 ${delta.serverP50} p99 ${delta.serverP99} | goal p99 ≤ ${GOALS.deltaP99Ms}: ${ok(delta.p99 <= GOALS.deltaP99Ms)}`,
+    );
+    const base = delta.baseline;
+    console.log(
+      `  baseline unread-count (same agent, alternating) round trip p50 ${base.p50} p99 ${base.p99} | server p50 ${base.serverP50} p99 ${base.serverP99} | delta/baseline p99 round trip ${round(delta.p99 / base.p99, 2)}× server ${round(delta.serverP99 / Math.max(base.serverP99, 0.1), 2)}×`,
     );
     const plan = await explainDelta(q, seeded.agents[0], seeded.company.uuid, parsePosition(delta.after)!.n);
     console.log('\nEXPLAIN (ANALYZE, BUFFERS) — the delta statement (DELTA_SQL)');

@@ -4,8 +4,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * The agent inbox (notifications.md §1, §2.0): deltas by position, snooze and the watermark read-all.
  *
  * - `position`: the recipient's stream position of the row's latest change (new, read, archive, snooze, unarchive,
- *   wake-up), taken in the changing transaction; a delta is the rows with `position > after`, off
- *   `notification_delta_idx`. Rows from before this migration have 0 (they predate every position handed out).
+ *   wake-up), taken in the changing transaction; a delta is the rows with `position > after`, read off
+ *   `notification_delta_idx` in the delta's own order (no sort: its LIMIT stops the scan, however long the delta).
+ *   Rows from before this migration have 0 (they predate every position handed out).
  * - `arrival_position`: the position at which the row arrived or last woke up; read-all `upTo` marks only rows at or
  *   before it.
  * - `snoozed_until`: set while snoozed. A snoozed row is not unread and not listed; the wake-up (a write like any
@@ -22,7 +23,7 @@ export class InboxDeltas1763810000000 implements MigrationInterface {
         ADD COLUMN position bigint NOT NULL DEFAULT 0,
         ADD COLUMN arrival_position bigint NOT NULL DEFAULT 0;
 
-      CREATE INDEX notification_delta_idx ON notification (recipient_type, recipient_uuid, company_uuid, position);
+      CREATE INDEX notification_delta_idx ON notification (recipient_type, recipient_uuid, company_uuid, position, created_at, uuid);
       CREATE INDEX notification_snooze_idx ON notification (snoozed_until) WHERE snoozed_until IS NOT NULL;
 
       DROP INDEX notification_inbox_idx;
