@@ -11,6 +11,7 @@ import { ProjectsModule } from './modules/projects/index.js';
 import { DocumentsModule } from './modules/documents/index.js';
 import { ProposalsModule } from './modules/proposals/index.js';
 import { NotificationsModule } from './modules/notifications/index.js';
+import { OAuthModule } from './modules/oauth/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
 import { SessionsModule } from './modules/sessions/sessions.module.js';
 import { TasksModule } from './modules/tasks/index.js';
@@ -36,6 +37,7 @@ export class AppModule {
         RealtimeModule,
         AssignmentsModule,
         ToolsModule,
+        OAuthModule,
       ],
       // The guard resolves credentials through the identity module's CredentialResolver.
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],

@@ -52,6 +52,8 @@ describe('CLI argument parsing', () => {
       'agent key create --agent <uuid> [--name <n>] [--expires <iso>]',
       'agent key revoke --key <keyUuid>',
       'agent permissions --agent <uuid>',
+      'agent grants <agentUuid>',
+      'agent revoke-grant <grantId>',
       'demo seed',
       'migration run',
       'migration revert',

@@ -2,11 +2,12 @@ import { parseArgs } from 'node:util';
 import { UsageError, type CliCommand, type OptionValues } from './cli-command.js';
 import { DEMO_SEED_COMMAND } from './demo-seed.js';
 import { IDENTITY_COMMANDS } from './identity.command.js';
+import { OAUTH_COMMANDS } from './oauth.command.js';
 import { MCP_COMMANDS } from './mcp.command.js';
 import { MIGRATION_COMMANDS } from './migration.command.js';
 
 /** Every admin command of platform.md §10, the migration commands behind `npm run migration:*` and the tool client. */
-const COMMANDS: CliCommand[] = [...IDENTITY_COMMANDS, DEMO_SEED_COMMAND, ...MIGRATION_COMMANDS, ...MCP_COMMANDS];
+const COMMANDS: CliCommand[] = [...IDENTITY_COMMANDS, ...OAUTH_COMMANDS, DEMO_SEED_COMMAND, ...MIGRATION_COMMANDS, ...MCP_COMMANDS];
 
 export function usage(): string {
   const lines = COMMANDS.map((c) => `  ${[...c.path, ...(c.positionals ?? []).map((p) => `<${p}>`), c.synopsis].filter(Boolean).join(' ')}`);

@@ -146,6 +146,28 @@ describe('admin CLI (e2e, built CLI as a child process)', () => {
       const [row] = await app.db.dataSource.query(`SELECT preset, permissions FROM agent WHERE uuid = $1`, [agent.uuid]);
       expect(row).toEqual({ preset: 'pm_agent', permissions: [] });
     }, SLOW);
+
+    it('agent grants lists an agent\'s OAuth grants; agent revoke-grant removes one with its tokens', async () => {
+      const { agent } = (await cli('agent', 'create', '--company', company.uuid, '--owner', user.uuid, '--name', 'Connected', '--preset', 'developer_agent')).json;
+      const ds = app.db.dataSource;
+      // A grant as consent leaves it: the binding, the grant record and a token of it.
+      await ds.query(
+        `INSERT INTO oauth_grant (grant_id, company_uuid, agent_uuid, user_uuid, client_id, client_name, redirect_host) VALUES ('g-cli-1', $1, $2, $3, 'client-1', 'Some host', 'localhost:33418')`,
+        [company.uuid, agent.uuid, user.uuid],
+      );
+      await ds.query(`INSERT INTO oauth_payload (kind, id, payload, grant_id) VALUES ('Grant', 'g-cli-1', '{}', 'g-cli-1'), ('AccessToken', 'hash-1', '{}', 'g-cli-1')`);
+      const listed = await cli('agent', 'grants', agent.uuid);
+      expect([listed.code, listed.json]).toEqual([
+        0,
+        { grants: [{ grantId: 'g-cli-1', agentUuid: agent.uuid, clientId: 'client-1', clientName: 'Some host', redirectHost: 'localhost:33418', createdAt: expect.any(String), lastUsedAt: null }] },
+      ]);
+      const revoked = await cli('agent', 'revoke-grant', 'g-cli-1');
+      expect([revoked.code, revoked.json]).toEqual([0, { grantId: 'g-cli-1', revoked: true }]);
+      expect(await count(`SELECT count(*)::int AS n FROM oauth_payload WHERE grant_id = 'g-cli-1'`)).toBe(0);
+      expect((await cli('agent', 'grants', agent.uuid)).json).toEqual({ grants: [] });
+      expectFailure(await cli('agent', 'revoke-grant', 'g-cli-1'), 'NOT_FOUND', /^Grant not found$/);
+      expectFailure(await cli('agent', 'grants', '00000000-0000-4000-8000-000000000000'), 'NOT_FOUND', /^Agent not found$/);
+    }, SLOW);
   });
 
   it('exits 2 with the usage on stderr for usage errors, touching nothing', async () => {
@@ -246,10 +268,9 @@ describe('admin CLI (e2e, built CLI as a child process)', () => {
     const db = await createTestDatabase();
     try {
       const env = { DATABASE_URL: db.url };
-      // The latest migration adds notification.snoozed_until; revert undoes exactly that one.
+      // The latest migration creates oauth_grant; revert undoes exactly that one.
       const latest = new MIGRATIONS[MIGRATIONS.length - 1]().name;
-      const table = async (): Promise<boolean> =>
-        (await db.dataSource.query(`SELECT count(*) > 0 AS t FROM information_schema.columns WHERE table_name = 'notification' AND column_name = 'snoozed_until'`))[0].t;
+      const table = async (): Promise<boolean> => (await db.dataSource.query(`SELECT to_regclass('oauth_grant') IS NOT NULL AS t`))[0].t;
       const upToDate = await runCli(['migration', 'run'], env);
       expect([upToDate.code, upToDate.json]).toEqual([0, { applied: [] }]);
       const reverted = await runCli(['migration', 'revert'], env);

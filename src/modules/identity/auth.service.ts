@@ -73,7 +73,11 @@ export class AuthService extends CredentialResolver {
     super();
   }
 
-  async login(rawEmail: string, password: string): Promise<LoginResult> {
+  /**
+   * The credential check of every sign-in (the login route, the OAuth sign-in page): throttled per email; a wrong
+   * email or password is UNAUTHORIZED "Invalid email or password", too many failures RATE_LIMITED.
+   */
+  async verifyCredentials(rawEmail: string, password: string): Promise<UserEntity> {
     const email = rawEmail.trim().toLowerCase();
     const wait = this.throttle.retryAfter(email);
     if (wait > 0) throw new RateLimitedError('Too many login attempts', wait);
@@ -85,6 +89,11 @@ export class AuthService extends CredentialResolver {
       throw new UnauthorizedError('Invalid email or password');
     }
     this.throttle.succeed(email);
+    return user;
+  }
+
+  async login(rawEmail: string, password: string): Promise<LoginResult> {
+    const user = await this.verifyCredentials(rawEmail, password);
     const company = await this.db.getRepository(CompanyEntity).findOneByOrFail({ uuid: user.companyUuid });
     const token = newSessionToken();
     const now = new Date();

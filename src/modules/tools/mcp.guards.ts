@@ -1,7 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { AppConfig } from '../../config/config.js';
-import { CredentialResolver } from '../../shared/auth/auth-context.js';
+import { AccessTokenResolver, CredentialResolver } from '../../shared/auth/auth-context.js';
 import { TokenBuckets } from '../../shared/http/token-bucket.js';
 import { requestContext } from '../../shared/logging/logger.js';
 import { narrowingOf } from './mcp-endpoint.js';
@@ -10,21 +10,33 @@ import { McpHttpError, RATE_LIMITED_RPC_CODE } from './mcp-errors.js';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
- * `POST /api/mcp`, first of all (platform.md §4): an agent key in `Authorization: Bearer agk_…` — or 401 with
- * `WWW-Authenticate` and the JSON-RPC body, before the body is read. The caller's permissions are re-read from the
+ * `POST /api/mcp`, first of all (platform.md §4, §2.5): an agent key in `Authorization: Bearer agk_…`, or an OAuth
+ * access token issued for this endpoint — or 401 with `WWW-Authenticate` (naming the protected-resource metadata
+ * when OAuth is on) and the JSON-RPC body, before the body is read. The caller's permissions are re-read from the
  * database on every request; the narrowing headers are read along (tools.md §1.5).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly credentials: CredentialResolver) {}
+  constructor(
+    private readonly credentials: CredentialResolver,
+    private readonly tokens: AccessTokenResolver,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const header = req.headers.authorization;
     const bearer = BEARER.exec(header ?? '');
-    const auth = bearer ? await this.credentials.resolveApiKey(bearer[1]) : null;
+    const credential = bearer?.[1];
+    const auth = credential
+      ? credential.startsWith('agk_')
+        ? await this.credentials.resolveApiKey(credential)
+        : await this.tokens.resolveAccessToken(credential)
+      : null;
     if (!auth) {
-      const challenge = header === undefined ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token", error_description="Missing or invalid API key"';
+      const metadata = this.tokens.resourceMetadataUrl;
+      let challenge = 'Bearer realm="svc"';
+      if (metadata) challenge += `, resource_metadata="${metadata}"`;
+      if (header !== undefined) challenge += ', error="invalid_token", error_description="Missing or invalid API key"';
       throw new McpHttpError(401, -32001, 'Missing or invalid API key', { 'WWW-Authenticate': challenge });
     }
     req.auth = auth;
@@ -39,7 +51,7 @@ export class ApiKeyGuard implements CanActivate {
 }
 
 /**
- * Per API key and instance, `MCP_RATE_LIMIT_PER_MINUTE` requests (a token bucket; 0 turns it off): 429 with
+ * Per API key (or OAuth grant) and instance, `MCP_RATE_LIMIT_PER_MINUTE` requests (a token bucket; 0 turns it off): 429 with
  * `Retry-After` and JSON-RPC -32000 carrying `data: {code: "RATE_LIMITED", retryAfterSeconds}`.
  */
 @Injectable()
@@ -51,7 +63,9 @@ export class McpRateLimitGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const key = context.switchToHttp().getRequest<Request>().auth?.apiKeyUuid;
+    const auth = context.switchToHttp().getRequest<Request>().auth;
+    // Per key, or per OAuth grant (a grant is an agent's credential as a key is).
+    const key = auth?.apiKeyUuid ?? (auth?.grantId ? `grant:${auth.grantId}` : undefined);
     const wait = this.buckets && key ? this.buckets.take(key) : 0;
     if (wait > 0) {
       throw new McpHttpError(429, RATE_LIMITED_RPC_CODE, 'Too many requests', { 'Retry-After': String(wait) }, { code: 'RATE_LIMITED', retryAfterSeconds: wait });

@@ -2,7 +2,7 @@ import type { Actor } from './actor.js';
 
 /** What the auth guard resolves every authenticated request into. */
 export interface AuthContext {
-  via: 'session' | 'api_key';
+  via: 'session' | 'api_key' | 'oauth';
   actor: Actor;
   companyName: string;
   /** Set for session-authenticated requests. */
@@ -12,6 +12,8 @@ export interface AuthContext {
   /** Set for key-authenticated requests. */
   agent?: { uuid: string; name: string; ownerUuid: string };
   apiKeyUuid?: string;
+  /** Set for OAuth-authenticated tool calls (platform.md §2.5): the grant the token belongs to. */
+  grantId?: string;
 }
 
 export type AuthMode = 'public' | 'session' | 'session_or_key' | 'sse';
@@ -26,6 +28,17 @@ export abstract class CredentialResolver {
   /** Null when the token is unknown or expired. May return a renewed cookie token lifetime. */
   abstract resolveSession(token: string): Promise<{ context: AuthContext; renew: boolean } | null>;
   abstract resolveApiKey(rawKey: string): Promise<AuthContext | null>;
+}
+
+/**
+ * OAuth access tokens of the tool endpoint (platform.md §2.5), resolved to the agent their grant is bound to. The
+ * oauth module provides it; without `PUBLIC_URL` it resolves nothing and names no metadata.
+ */
+export abstract class AccessTokenResolver {
+  /** The agent's context for a token issued for the tool endpoint and still valid, else null. */
+  abstract resolveAccessToken(token: string): Promise<AuthContext | null>;
+  /** The protected-resource metadata URL for `WWW-Authenticate` (null when OAuth is off). */
+  abstract get resourceMetadataUrl(): string | null;
 }
 
 declare module 'express-serve-static-core' {

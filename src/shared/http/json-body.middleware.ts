@@ -7,6 +7,8 @@ export const BODY_LIMIT = '1mb';
 const MCP_PATH = /^\/api\/mcp\/?$/i;
 /** The SSE streams: they read no body, and answer their errors in plain text (platform.md §6.2). */
 const EVENTS_PATH = /^\/api\/events(\/|$)/i;
+/** The authorization server parses its own bodies; its pages take form posts (platform.md §2.5). */
+const OAUTH_PATH = /^\/(oauth|\.well-known)(\/|$)/i;
 
 /**
  * Deepest nesting of arrays/objects a JSON body may have. JSON.parse accepts any depth, but the recursive layers
@@ -42,7 +44,7 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 export function jsonBody() {
   return (req: Request, res: Response, next: NextFunction): void => {
     // The tool endpoint reads its body itself, after its key guard (platform.md §4).
-    if (MCP_PATH.test(req.path) || EVENTS_PATH.test(req.path)) {
+    if (MCP_PATH.test(req.path) || EVENTS_PATH.test(req.path) || OAUTH_PATH.test(req.path)) {
       next();
       return;
     }

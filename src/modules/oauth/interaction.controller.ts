@@ -1,0 +1,204 @@
+import { Body, Controller, Get, Injectable, Param, Post, Req, Res, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type { InteractionResults } from 'oidc-provider';
+import { AppConfig } from '../../config/config.js';
+import { CredentialResolver } from '../../shared/auth/auth-context.js';
+import { Public } from '../../shared/auth/decorators.js';
+import { AppError } from '../../shared/errors/app-error.js';
+import { readCookie, SESSION_COOKIE } from '../../shared/http/cookies.js';
+import { originAllowed } from '../../shared/http/origin.js';
+import { AgentService, AuthService } from '../identity/index.js';
+import { consentPage, loginPage, messagePage, type ConsentAgent } from './interaction-pages.js';
+import { OAuthGrants } from './oauth-grants.js';
+import { OAuthServer } from './oauth-server.js';
+
+/**
+ * The pages' own policy: the forms post to this origin; the answer to a consent is a redirect chain ending at the
+ * client's registered redirect URI (any origin), which `form-action 'self'` would block in browsers.
+ */
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+
+/** The cross-site rule of the cookie routes (platform.md §2.2) for the pages' form posts: a foreign Origin is refused. */
+@Injectable()
+export class InteractionOriginGuard implements CanActivate {
+  constructor(private readonly config: AppConfig) {}
+
+  canActivate(ctx: ExecutionContext): boolean {
+    const req = ctx.switchToHttp().getRequest<Request>();
+    if (originAllowed(req, this.config.publicOrigin, this.config.corsOrigins)) return true;
+    const res = ctx.switchToHttp().getResponse<Response>();
+    res.status(403).setHeader('Content-Security-Policy', PAGE_CSP);
+    res.type('html').send(messagePage('Refused', 'Cross-site request refused'));
+    return false;
+  }
+}
+
+type Form = Record<string, string | undefined>;
+
+/**
+ * Sign-in and consent of the authorization flow (platform.md §2.5). Sign-in is a form-encoded post checked like the
+ * login route (same credential check and throttling); a valid session cookie skips it. Consent binds the grant to one
+ * of the user's agents or to a new one created here with any preset.
+ */
+@Controller('oauth/interaction/:uid')
+@Public()
+@ApiExcludeController()
+export class InteractionController {
+  constructor(
+    private readonly server: OAuthServer,
+    private readonly auth: AuthService,
+    private readonly credentials: CredentialResolver,
+    private readonly agents: AgentService,
+    private readonly grants: OAuthGrants,
+  ) {}
+
+  @Get()
+  async show(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.run(res, async () => {
+      const provider = this.provider();
+      const details = await provider.interactionDetails(req, res);
+      if (details.prompt.name === 'login') {
+        const token = readCookie(req.headers.cookie, SESSION_COOKIE);
+        const session = token ? await this.credentials.resolveSession(token) : null;
+        if (session?.context.user) {
+          await provider.interactionFinished(req, res, { login: { accountId: session.context.user.uuid } }, { mergeWithLastSubmission: false });
+          return;
+        }
+        this.html(res, 200, loginPage(uid, await this.clientName(String(details.params.client_id)), null));
+        return;
+      }
+      this.html(res, 200, await this.consent(uid, details, null));
+    });
+  }
+
+  @Post('login')
+  @UseGuards(InteractionOriginGuard)
+  async login(@Param('uid') uid: string, @Body() body: Form, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.run(res, async () => {
+      const provider = this.provider();
+      const details = await provider.interactionDetails(req, res);
+      const email = String(body?.email ?? '');
+      try {
+        const user = await this.auth.verifyCredentials(email, String(body?.password ?? ''));
+        await provider.interactionFinished(req, res, { login: { accountId: user.uuid } }, { mergeWithLastSubmission: false });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        const status = err.code === 'RATE_LIMITED' ? 429 : 401;
+        this.html(res, status, loginPage(uid, await this.clientName(String(details.params.client_id)), err.message, email));
+      }
+    });
+  }
+
+  @Post('consent')
+  @UseGuards(InteractionOriginGuard)
+  async approve(@Param('uid') uid: string, @Body() body: Form, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.run(res, async () => {
+      const provider = this.provider();
+      const details = await provider.interactionDetails(req, res);
+      const userUuid = details.session?.accountId;
+      if (details.prompt.name !== 'consent' || !userUuid) {
+        this.html(res, 400, messagePage('Sign in first', 'This step needs a signed-in user; start again from your app.'));
+        return;
+      }
+      const user = await this.grants.userOf(userUuid);
+      let agentUuid = String(body?.agent ?? '');
+      try {
+        if (agentUuid === 'new') {
+          const created = await this.agents.create({ companyUuid: user.companyUuid, userUuid }, userUuid, { name: String(body?.name ?? ''), preset: String(body?.preset ?? '') });
+          agentUuid = created.uuid;
+        } else if (!(await this.ownAgents(user.companyUuid, userUuid)).some((a) => a.uuid === agentUuid)) {
+          throw new AppError('VALIDATION_ERROR', 'Pick one of your agents, or create one');
+        }
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        this.html(res, 400, await this.consent(uid, details, err.message));
+        return;
+      }
+      const grant = details.grantId
+        ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId: userUuid, clientId: String(details.params.client_id) }))
+        : new provider.Grant({ accountId: userUuid, clientId: String(details.params.client_id) });
+      const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+      if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+      if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+      for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+      const grantId = await grant.save();
+      await this.grants.bind({
+        grantId,
+        companyUuid: user.companyUuid,
+        agentUuid,
+        userUuid,
+        clientId: String(details.params.client_id),
+        clientName: await this.clientName(String(details.params.client_id)),
+        redirectHost: hostOf(String(details.params.redirect_uri ?? '')),
+      });
+      const result: InteractionResults = { consent: { grantId } };
+      await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: true });
+    });
+  }
+
+  @Post('abort')
+  @UseGuards(InteractionOriginGuard)
+  async abort(@Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.run(res, async () => {
+      await this.provider().interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied the request' }, { mergeWithLastSubmission: false });
+    });
+  }
+
+  private provider() {
+    const provider = this.server.provider;
+    if (!provider) throw new AppError('NOT_FOUND', 'Route not found');
+    return provider;
+  }
+
+  private async consent(uid: string, details: { params: Record<string, unknown>; session?: { accountId: string } }, error: string | null): Promise<string> {
+    const userUuid = details.session!.accountId;
+    const user = await this.grants.userOf(userUuid);
+    return consentPage(uid, {
+      clientName: await this.clientName(String(details.params.client_id)),
+      redirectHost: hostOf(String(details.params.redirect_uri ?? '')),
+      userName: user.name || user.email,
+      agents: await this.ownAgents(user.companyUuid, userUuid),
+      error,
+    });
+  }
+
+  private async ownAgents(companyUuid: string, userUuid: string): Promise<ConsentAgent[]> {
+    const all = await this.agents.list({ companyUuid, userUuid });
+    return all.filter((a) => a.owner.uuid === userUuid).map((a) => ({ uuid: a.uuid, name: a.name, preset: a.preset }));
+  }
+
+  private async clientName(clientId: string): Promise<string> {
+    const client = await this.provider().Client.find(clientId).catch(() => undefined);
+    return (client?.clientName as string | undefined) ?? clientId;
+  }
+
+  private html(res: Response, status: number, body: string): void {
+    res.status(status).setHeader('Content-Security-Policy', PAGE_CSP);
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html').send(body);
+  }
+
+  /** An expired or unknown interaction (or any provider refusal) is a plain page, never a 500. */
+  private async run(res: Response, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (res.headersSent) return;
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status && status < 500) {
+        this.html(res, status, messagePage('Sign-in expired', 'This sign-in has expired or is unknown. Start again from your app.'));
+        return;
+      }
+      throw err;
+    }
+  }
+}
+
+function hostOf(uri: string): string {
+  try {
+    return new URL(uri).host || uri;
+  } catch {
+    return uri;
+  }
+}

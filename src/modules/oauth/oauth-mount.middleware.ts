@@ -1,0 +1,24 @@
+import { Injectable, type NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { OAUTH_PREFIX, OAuthServer } from './oauth-server.js';
+
+const INTERACTION = `${OAUTH_PREFIX}/interaction/`;
+
+/**
+ * Mounts the authorization server's endpoints under /oauth (authorize, token, registration, revocation, JWKS, its
+ * discovery document). The interaction pages below /oauth/interaction/ are this module's own controller. When OAuth
+ * is off, everything falls through to the router's 404.
+ */
+@Injectable()
+export class OAuthMountMiddleware implements NestMiddleware {
+  constructor(private readonly server: OAuthServer) {}
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    const url = req.originalUrl;
+    if (!this.server.enabled || url.startsWith(INTERACTION) || !(url === OAUTH_PREFIX || url.startsWith(`${OAUTH_PREFIX}/`) || url.startsWith(`${OAUTH_PREFIX}?`))) {
+      next();
+      return;
+    }
+    this.server.handle(req, res, url.slice(OAUTH_PREFIX.length) || '/');
+  }
+}
