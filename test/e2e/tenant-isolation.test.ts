@@ -144,6 +144,15 @@ function restCases(A: Tenant, B: Tenant): RestCase[] {
     { route: 'DELETE /api/agents/{uuid}/keys/{keyUuid}', params: { uuid: A.spare.uuid, keyUuid: A.spare.keyUuid }, expect: nf },
     { route: 'DELETE /api/agents/{uuid}/keys/{keyUuid}', params: { uuid: B.spare.uuid, keyUuid: A.spare.keyUuid }, expect: nf },
 
+    { route: 'GET /api/agents/{uuid}/grants', params: { uuid: A.dev.uuid }, expect: nf },
+    { route: 'DELETE /api/agents/{uuid}/grants/{grantId}', params: { uuid: A.spare.uuid, grantId: 'some-grant' }, expect: nf },
+    // OAuth (off here: no PUBLIC_URL): public discovery documents and the sign-in pages, which take no tenant input.
+    ...['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/api/mcp'].map(
+      (path): RestCase => ({ route: `GET ${path}`, expect: 'any' }),
+    ),
+    { route: 'DELETE /api/agents/{uuid}/grants/{grantId}', params: { uuid: B.spare.uuid, grantId: A.dev.uuid }, expect: nf },
+    { route: 'GET /oauth/interaction/{uid}', params: { uid: A.dev.uuid }, expect: 'any' },
+    ...['login', 'consent', 'abort'].map((step): RestCase => ({ route: `POST /oauth/interaction/{uid}/${step}`, params: { uid: A.dev.uuid }, expect: 'any' })),
     { route: 'GET /health/live', expect: 'any' },
     { route: 'GET /health/ready', expect: 'any' },
     { route: 'GET /metrics', expect: 'any' },

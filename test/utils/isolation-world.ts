@@ -289,6 +289,8 @@ const STREAM_KEYS = `(stream = 'c' AND key = $1::uuid::text) OR (stream = 'n' AN
 OWNED_ROWS.stream_head = STREAM_KEYS;
 // The stream markers of `syncStreams` are logged too (they are real committed frames); they are not the company's data.
 OWNED_ROWS.stream_log = `(${STREAM_KEYS}) AND payload NOT LIKE '%"entityUuid":"${MARKER_PREFIX}%' AND payload NOT LIKE '%"marker":%'`;
+// The authorization server's records of a company's grants (tokens, codes, the grant itself).
+OWNED_ROWS.oauth_payload = `grant_id IN (SELECT grant_id FROM oauth_grant WHERE company_uuid = $1)`;
 /** Counters that markers move as well: classified (and swept for identifiers) but not checksummed. */
 const NOT_CHECKSUMMED = new Set(['stream_head']);
 const TENANT_COLUMN_TABLES = [
@@ -304,6 +306,7 @@ const TENANT_COLUMN_TABLES = [
   'mention',
   'notification',
   'notification_preference',
+  'oauth_grant',
   'project',
   'project_group',
   'proposal',
@@ -312,7 +315,8 @@ const TENANT_COLUMN_TABLES = [
   'user_session',
 ];
 for (const t of TENANT_COLUMN_TABLES) OWNED_ROWS[t] = `company_uuid = $1`;
-const NOT_TENANT_DATA = new Set(['migrations', 'stream_epoch']);
+/** The service's own keys (OAuth signing and cookie keys) belong to no company. */
+const NOT_TENANT_DATA = new Set(['migrations', 'stream_epoch', 'oauth_key']);
 
 /** Fails when the schema has a table the ownership map does not know. */
 export async function unclassifiedTables(app: World): Promise<string[]> {

@@ -15,6 +15,15 @@ export interface AgentChanges {
   permissions?: string[];
 }
 
+/** An OAuth grant as the agents listing shows it. */
+export interface AgentGrantSummary {
+  grantId: string;
+  clientName: string;
+  redirectHost: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
 /** Who manages agents: a user of the company (REST), or the operator (CLI, no owner check). */
 export interface AgentManager {
   companyUuid: string;
@@ -43,13 +52,32 @@ function cleanName(name: string, max = 200): string {
 export class AgentService {
   constructor(private readonly db: DataSource) {}
 
-  async list(m: AgentManager): Promise<AgentRecord[]> {
+  /** The company's agents, each with the OAuth grants that act as it (platform.md §2.5: the listing shows them). */
+  async list(m: AgentManager): Promise<Array<AgentRecord & { grants: AgentGrantSummary[] }>> {
     const agents = await this.db.getRepository(AgentEntity).find({
       where: { companyUuid: m.companyUuid, archivedAt: IsNull() },
       order: { createdAt: 'ASC', uuid: 'ASC' },
     });
     const owners = await this.owners(this.db.manager, agents);
-    return agents.map((a) => toAgentRecord(a, owners.get(a.ownerUuid)!));
+    const grants = await this.grantsOf(m.companyUuid);
+    return agents.map((a) => ({ ...toAgentRecord(a, owners.get(a.ownerUuid)!), grants: grants.get(a.uuid) ?? [] }));
+  }
+
+  /** The OAuth grants of a company's agents (written by the oauth module at consent), by agent. */
+  private async grantsOf(companyUuid: string): Promise<Map<string, AgentGrantSummary[]>> {
+    const rows: Array<{ agent_uuid: string; grant_id: string; client_name: string; redirect_host: string; created_at: Date; last_used_at: Date | null }> =
+      await this.db.query(
+        `SELECT agent_uuid, grant_id, client_name, redirect_host, created_at, last_used_at FROM oauth_grant
+          WHERE company_uuid = $1 ORDER BY created_at DESC, grant_id`,
+        [companyUuid],
+      );
+    const out = new Map<string, AgentGrantSummary[]>();
+    for (const r of rows) {
+      const list = out.get(r.agent_uuid) ?? [];
+      list.push({ grantId: r.grant_id, clientName: r.client_name, redirectHost: r.redirect_host, createdAt: r.created_at.toISOString(), lastUsedAt: r.last_used_at ? r.last_used_at.toISOString() : null });
+      out.set(r.agent_uuid, list);
+    }
+    return out;
   }
 
   /**

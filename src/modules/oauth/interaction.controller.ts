@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Injectable, Param, Post, Req, Res, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { InteractionResults } from 'oidc-provider';
 import { AppConfig } from '../../config/config.js';
@@ -41,9 +41,9 @@ type Form = Record<string, string | undefined>;
  * login route (same credential check and throttling); a valid session cookie skips it. Consent binds the grant to one
  * of the user's agents or to a new one created here with any preset.
  */
-@Controller('oauth/interaction/:uid')
+@Controller('oauth/interaction')
 @Public()
-@ApiExcludeController()
+@ApiTags('oauth')
 export class InteractionController {
   constructor(
     private readonly server: OAuthServer,
@@ -53,7 +53,7 @@ export class InteractionController {
     private readonly grants: OAuthGrants,
   ) {}
 
-  @Get()
+  @Get(':uid')
   async show(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.run(res, async () => {
       const provider = this.provider();
@@ -72,7 +72,7 @@ export class InteractionController {
     });
   }
 
-  @Post('login')
+  @Post(':uid/login')
   @UseGuards(InteractionOriginGuard)
   async login(@Param('uid') uid: string, @Body() body: Form, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.run(res, async () => {
@@ -90,7 +90,7 @@ export class InteractionController {
     });
   }
 
-  @Post('consent')
+  @Post(':uid/consent')
   @UseGuards(InteractionOriginGuard)
   async approve(@Param('uid') uid: string, @Body() body: Form, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.run(res, async () => {
@@ -137,7 +137,7 @@ export class InteractionController {
     });
   }
 
-  @Post('abort')
+  @Post(':uid/abort')
   @UseGuards(InteractionOriginGuard)
   async abort(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.run(res, async () => {

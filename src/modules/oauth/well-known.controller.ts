@@ -1,5 +1,5 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../shared/auth/decorators.js';
 import { AppError } from '../../shared/errors/app-error.js';
@@ -15,7 +15,7 @@ import { MCP_SCOPE, OAUTH_PREFIX, OAuthServer } from './oauth-server.js';
  */
 @Controller('.well-known')
 @Public()
-@ApiExcludeController()
+@ApiTags('oauth')
 export class WellKnownController {
   constructor(private readonly server: OAuthServer) {}
 
