@@ -167,6 +167,28 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
     await client.close();
   });
 
+  it('a flow crosses instances: started on one, signed in and consented on another, the token accepted by both', async () => {
+    const port = await freePort();
+    const other = await World.start({ env: { PORT: String(port), PUBLIC_URL: base }, sharing: app });
+    try {
+      const provider = new MemoryOAuthClient(undefined, 'Cross-instance host');
+      const first = transport(provider);
+      await expect(newClient().connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+      // Every browser step goes to the second instance (same public URL, as behind a load balancer).
+      const browser = new FormBrowser(base, other.url);
+      const callback = await browser.authorize(provider.authorizationUrl!.href, {
+        login: { email: bob.email, password: bob.password },
+        consent: newAgent('developer_agent', `Cross ${randomUUID().slice(0, 6)}`),
+      });
+      await first.finishAuth(callback.searchParams);
+      const auth = { authorization: `Bearer ${provider.saved!.access_token}` };
+      expect((await rpc(other.url, INIT, auth)).status).toBe(200);
+      expect((await rpc(base, INIT, auth)).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('sign-in: wrong password re-shows the form (401), a foreign Origin is refused, PKCE is required', async () => {
     const provider = new MemoryOAuthClient();
     await expect(newClient().connect(transport(provider))).rejects.toBeInstanceOf(UnauthorizedError);

@@ -9,12 +9,21 @@ export class FormBrowser {
   readonly jar = new Map<string, string>();
   readonly pages: string[] = [];
 
-  constructor(private readonly origin: string) {}
+  /**
+   * `origin` is the service's public origin (what its pages and redirects name); `target`, when given, is where the
+   * requests really go (another instance behind the same public URL).
+   */
+  constructor(
+    private readonly origin: string,
+    private readonly target: string = origin,
+  ) {}
 
   async go(url: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.jar.size) headers.set('cookie', [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '));
-    const res = await fetch(new URL(url, this.origin), { ...init, headers, redirect: 'manual' });
+    const resolved = new URL(url, this.origin);
+    const sent = resolved.origin === this.origin ? new URL(resolved.pathname + resolved.search, this.target) : resolved;
+    const res = await fetch(sent, { ...init, headers, redirect: 'manual' });
     for (const c of res.headers.getSetCookie()) {
       const [kv] = c.split(';');
       const i = kv.indexOf('=');
