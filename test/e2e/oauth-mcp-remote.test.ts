@@ -171,7 +171,12 @@ describe('OAuth for the tool endpoint through mcp-remote (e2e)', () => {
     proxy.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
 
     // The browser went through the sign-in form, then consent, then the callback.
-    const steps = (await readFile(browserLog, 'utf8')).split('\n').filter(Boolean);
+    // (The worker logs the callback's status once its answer arrived: bounded wait, it may trail mcp-remote's own steps.)
+    let steps: string[] = [];
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      steps = (await readFile(browserLog, 'utf8')).split('\n').filter(Boolean);
+      if (steps.some((l) => l.startsWith('callback status'))) break;
+    }
     expect(steps[0]).toMatch(new RegExp(`^open ${base}/oauth/auth\\?`));
     expect(steps.slice(1, 3)).toEqual(['form login', 'form consent']);
     expect(steps.at(-1)).toBe('callback status 200');
