@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       publicOrigin: null,
       nodeEnv: 'development',
       mcpRateLimitPerMinute: 1200,
+      oauthPrivateClientMetadata: false,
     });
   });
 
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
       STREAM_LOG_RETENTION: '30m, 50000',
       DB_STATEMENT_TIMEOUT_MS: '2500',
       REQUEST_TIMEOUT_MS: '4000',
+      OAUTH_PRIVATE_CLIENT_METADATA: 'true',
     });
     expect(c).toMatchObject({
       port: 8080,
@@ -81,6 +83,7 @@ describe('loadConfig', () => {
       streamLogRetentionCount: 50_000,
       dbStatementTimeoutMs: 2500,
       requestTimeoutMs: 4000,
+      oauthPrivateClientMetadata: true,
     });
     expect(loadConfig({})).toMatchObject({ dbStatementTimeoutMs: 5000, requestTimeoutMs: 8000 });
     expect(loadConfig({})).toMatchObject({ sseRetryMs: 3000, sseMaxStreamsPerUser: 64, streamLogRetentionMs: 600_000, streamLogRetentionCount: 10_000 });
@@ -108,6 +111,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'INFO'],
     ['COOKIE_SECURE', 'yes'],
     ['COOKIE_SECURE', '1'],
+    ['OAUTH_PRIVATE_CLIENT_METADATA', 'yes'],
     ['CORS_ORIGINS', 'https://ok.example.com,not-an-origin'],
     ['CORS_ORIGINS', 'ftp://files.example.com'],
     ['SSE_HEARTBEAT_MS', 'fast'],

@@ -30,6 +30,11 @@ export class AppConfig {
   publicUrl: string | null;
   /** Origin of PUBLIC_URL, when set. */
   publicOrigin: string | null;
+  /**
+   * OAuth: fetch client ID metadata documents from loopback and private addresses too (the provider's SSRF guard is
+   * dropped; TLS trust from the system store plus NODE_EXTRA_CA_CERTS). For MCP hosts on a private network only.
+   */
+  oauthPrivateClientMetadata: boolean;
   /** Tool endpoint requests per API key per minute, per instance (token bucket, burst of the same size); 0 = off. */
   mcpRateLimitPerMinute: number;
   nodeEnv: string;
@@ -146,6 +151,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 8000, 100, 3_600_000);
   config.publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
   config.publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : null;
+  config.oauthPrivateClientMetadata = bool(env, 'OAUTH_PRIVATE_CLIENT_METADATA', false);
   config.mcpRateLimitPerMinute = integer(env, 'MCP_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000);
   return config;
 }

@@ -78,7 +78,13 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   constructor(
     readonly redirectUrl = 'http://127.0.0.1:9/callback',
     private readonly name = 'SDK test host',
+    private readonly metadataUrl?: string,
   ) {}
+
+  /** An https URL: the SDK then uses it as the client_id (a client ID metadata document) instead of registering. */
+  get clientMetadataUrl(): string | undefined {
+    return this.metadataUrl;
+  }
 
   get clientMetadata(): OAuthClientMetadata {
     return {

@@ -94,6 +94,13 @@ export class OAuthServer implements OnModuleInit, OnApplicationBootstrap {
         ctx.type = 'html';
         ctx.body = `<!doctype html><meta charset="utf-8"><title>Authorization error</title><h1>Authorization error</h1><p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p>`;
       },
+      // Client ID metadata documents are fetched through the provider's SSRF guard, which refuses loopback and private
+      // addresses. OAUTH_PRIVATE_CLIENT_METADATA=true is for deployments whose MCP hosts publish their client documents
+      // on a private network: the guard's dispatcher is dropped (Node's own fetch then connects anywhere, trusting the
+      // system CAs plus NODE_EXTRA_CA_CERTS); the provider's timeout and body limits still apply.
+      ...(this.config.oauthPrivateClientMetadata
+        ? { fetch: (url: string | URL | Request, options?: RequestInit) => globalThis.fetch(url, { ...options, dispatcher: undefined } as RequestInit) }
+        : {}),
       ...(this.testOptions ?? {}),
     });
     // Endpoint URLs are built from the request's host and scheme: the middleware sets both from PUBLIC_URL.
