@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# System packages the tests need beyond npm: Debian's Chromium for the browser-client test, Debian's nginx for the
+# System packages the tests need beyond npm: Debian's Chromium for the browser tests (browser-client, oauth-browser), Debian's nginx for the
 # deploy rehearsal (scripts/rehearse-deploy.sh runs its own nginx process on a temporary configuration; the package's
 # own service is not used).
 set -euo pipefail

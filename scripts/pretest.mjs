@@ -1,5 +1,5 @@
 // Runs before `npm test`: makes sure the system tools the end-to-end tests drive are present.
-// Debian's Chromium (for the browser-client test) is installed with apt when missing and we are root.
+// Debian's Chromium (for the browser tests: browser-client, oauth-browser) is installed with apt when missing and we are root.
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 

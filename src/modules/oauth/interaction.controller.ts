@@ -19,6 +19,13 @@ import { OAuthServer } from './oauth-server.js';
  */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
 
+/**
+ * The pages' referrer policy. The app-wide `no-referrer` makes browsers send `Origin: null` with a form post (Fetch
+ * "serializing a request origin"), which the Origin guard below refuses; `same-origin` sends the real Origin to this
+ * origin and still no Referer to any other (the client's redirect_uri included).
+ */
+const PAGE_REFERRER_POLICY = 'same-origin';
+
 /** The cross-site rule of the cookie routes (platform.md §2.2) for the pages' form posts: a foreign Origin is refused. */
 @Injectable()
 export class InteractionOriginGuard implements CanActivate {
@@ -29,6 +36,7 @@ export class InteractionOriginGuard implements CanActivate {
     if (originAllowed(req, this.config.publicOrigin, this.config.corsOrigins)) return true;
     const res = ctx.switchToHttp().getResponse<Response>();
     res.status(403).setHeader('Content-Security-Policy', PAGE_CSP);
+    res.setHeader('Referrer-Policy', PAGE_REFERRER_POLICY);
     res.type('html').send(messagePage('Refused', 'Cross-site request refused'));
     return false;
   }
@@ -175,6 +183,7 @@ export class InteractionController {
 
   private html(res: Response, status: number, body: string): void {
     res.status(status).setHeader('Content-Security-Policy', PAGE_CSP);
+    res.setHeader('Referrer-Policy', PAGE_REFERRER_POLICY);
     res.setHeader('Cache-Control', 'no-store');
     res.type('html').send(body);
   }
