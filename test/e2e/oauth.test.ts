@@ -105,6 +105,9 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
       { grantId: expect.any(String), agentUuid: agent.uuid, clientId: provider.client!.client_id, clientName: 'Claude-ish host', redirectHost: '127.0.0.1:9', createdAt: expect.any(String), lastUsedAt: expect.any(String) },
     ]);
     expect((await (await app.login(bob)).get(`/api/agents/${agent.uuid}/grants`)).status).toBe(403);
+    // The agents listing shows each agent's grants.
+    const listed = (await asAlice.get('/api/agents')).body.data.agents as Array<{ uuid: string; grants: Array<{ clientName: string }> }>;
+    expect(listed.find((a) => a.uuid === agent.uuid)!.grants.map((g) => g.clientName)).toEqual(['Claude-ish host']);
     const other = await app.ids.company('Elsewhere');
     const stranger = await app.user(other.uuid);
     expect((await (await app.login(stranger)).get(`/api/agents/${agent.uuid}/grants`)).status).toBe(404);
