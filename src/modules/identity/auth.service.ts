@@ -15,9 +15,9 @@ const SESSION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 const RENEW_BELOW_MS = SESSION_LIFETIME_MS / 2;
 const TOUCH_INTERVAL_MS = 60 * 1000;
 
-interface ApiKeyRow {
-  key_uuid: string; last_used_at: Date | null; agent_uuid: string; agent_name: string; owner_uuid: string;
-  preset: AgentEntity['preset']; permissions: AgentEntity['permissions']; company_uuid: string; company_name: string;
+interface ApiKeyRow extends AgentCredentialRow {
+  key_uuid: string;
+  last_used_at: Date | null;
 }
 
 /**
@@ -53,6 +53,37 @@ interface SessionRow {
 const SESSION_RENEW = { name: 'svc_renew_session', text: `UPDATE user_session SET expires_at = $2, last_seen_at = now() WHERE uuid = $1` };
 const SESSION_TOUCH = { name: 'svc_touch_session', text: `UPDATE user_session SET last_seen_at = now() WHERE uuid = $1` };
 const API_KEY_TOUCH = { name: 'svc_touch_api_key', text: `UPDATE agent_api_key SET last_used_at = $2 WHERE uuid = $1 AND revoked_at IS NULL` };
+
+/** The columns of an agent credential's lookup (a key, or an OAuth grant) that make its AuthContext. */
+export interface AgentCredentialRow {
+  agent_uuid: string;
+  agent_name: string;
+  owner_uuid: string;
+  preset: AgentEntity['preset'];
+  permissions: AgentEntity['permissions'] | null;
+  company_uuid: string;
+  company_name: string;
+}
+
+/**
+ * The context of an agent authenticated by a credential (platform.md §2.3, §2.5): it acts as the agent, with the
+ * permissions its row holds right now.
+ */
+export function agentAuthContext(row: AgentCredentialRow, credential: { via: 'api_key'; apiKeyUuid: string } | { via: 'oauth'; grantId: string }): AuthContext {
+  return {
+    ...credential,
+    companyName: row.company_name,
+    agent: { uuid: row.agent_uuid, name: row.agent_name, ownerUuid: row.owner_uuid },
+    actor: {
+      type: 'agent',
+      uuid: row.agent_uuid,
+      companyUuid: row.company_uuid,
+      name: row.agent_name,
+      ownerUuid: row.owner_uuid,
+      permissions: new Set(effectivePermissions(row.preset, row.permissions ?? [])),
+    },
+  };
+}
 
 export interface LoginResult {
   token: string;
@@ -162,20 +193,7 @@ export class AuthService extends CredentialResolver {
         this.touching.delete(row.key_uuid);
       }
     }
-    return {
-      via: 'api_key',
-      companyName: row.company_name,
-      agent: { uuid: row.agent_uuid, name: row.agent_name, ownerUuid: row.owner_uuid },
-      apiKeyUuid: row.key_uuid,
-      actor: {
-        type: 'agent',
-        uuid: row.agent_uuid,
-        companyUuid: row.company_uuid,
-        name: row.agent_name,
-        ownerUuid: row.owner_uuid,
-        permissions: new Set(effectivePermissions(row.preset, row.permissions)),
-      },
-    };
+    return agentAuthContext(row, { via: 'api_key', apiKeyUuid: row.key_uuid });
   }
 
   /** Removes expired sessions; called periodically. */

@@ -1,20 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccessTokenResolver, type AuthContext } from '../../shared/auth/auth-context.js';
-import { effectivePermissions, type Permission, type Preset } from '../../shared/auth/permissions.js';
+import { agentAuthContext, type AgentCredentialRow } from '../identity/index.js';
 import { OAuthServer } from './oauth-server.js';
 
 const TOUCH_INTERVAL_MS = 60_000;
 
-interface GrantRow {
+interface GrantRow extends AgentCredentialRow {
   last_used_at: Date | null;
-  agent_uuid: string;
-  agent_name: string;
-  owner_uuid: string;
-  preset: Preset;
-  permissions: Permission[] | null;
-  company_uuid: string;
-  company_name: string;
 }
 
 /**
@@ -55,20 +48,7 @@ export class OAuthTokens extends AccessTokenResolver {
     );
     if (!row) return null;
     await this.touch(token.grantId, row.last_used_at);
-    return {
-      via: 'oauth',
-      companyName: row.company_name,
-      agent: { uuid: row.agent_uuid, name: row.agent_name, ownerUuid: row.owner_uuid },
-      grantId: token.grantId,
-      actor: {
-        type: 'agent',
-        uuid: row.agent_uuid,
-        companyUuid: row.company_uuid,
-        name: row.agent_name,
-        ownerUuid: row.owner_uuid,
-        permissions: new Set(effectivePermissions(row.preset, row.permissions ?? [])),
-      },
-    };
+    return agentAuthContext(row, { via: 'oauth', grantId: token.grantId });
   }
 
   /** `lastUsedAt` of the grant, written at most once a minute (as for keys). */
