@@ -6,7 +6,8 @@ import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-c
 import type { SeededUser } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { callTool } from '../utils/mcp-client.js';
-import { freePort, MemoryOAuthClient } from '../utils/oauth.js';
+import { MemoryOAuthClient } from '../utils/oauth.js';
+import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { World } from '../utils/world.js';
 
 /**

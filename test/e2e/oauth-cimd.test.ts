@@ -7,7 +7,8 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@model
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { callTool } from '../utils/mcp-client.js';
-import { FormBrowser, freePort, MemoryOAuthClient } from '../utils/oauth.js';
+import { FormBrowser, MemoryOAuthClient } from '../utils/oauth.js';
+import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /**

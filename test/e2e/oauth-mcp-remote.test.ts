@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { SeededUser } from '../factories/identity.factory.js';
 import { childEnv } from '../utils/built.js';
-import { freePort } from '../utils/oauth.js';
+import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { World } from '../utils/world.js';
 
 /**

@@ -3,7 +3,8 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@model
 import type { SeededUser } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { callTool, mcpClient, rpc } from '../utils/mcp-client.js';
-import { FormBrowser, freePort, MemoryOAuthClient } from '../utils/oauth.js';
+import { FormBrowser, MemoryOAuthClient } from '../utils/oauth.js';
+import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { World } from '../utils/world.js';
 
 /**

@@ -128,16 +128,3 @@ export class MemoryOAuthClient implements OAuthClientProvider {
     if (scope === 'all' || scope === 'client') this.client = undefined;
   }
 }
-
-/** A free TCP port on 127.0.0.1 (PUBLIC_URL must name the port before the service starts). */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
