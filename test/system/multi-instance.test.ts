@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { childEnv, ensureBuilt, MAIN, ROOT } from '../utils/built.js';
+import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
 import { openEventSource, openRaw } from '../utils/sse.js';
@@ -11,36 +9,10 @@ import { World } from '../utils/world.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Instance {
-  proc: ChildProcess;
-  url: string;
-  output: () => string;
-}
+type Instance = ServiceProcess;
 
-/** A built service process (a real instance) on the shared database and NATS. */
-async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, [MAIN], {
-    cwd: ROOT,
-    env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`instance did not start:\n${out}`);
-    try {
-      if ((await fetch(`${url}/health/ready`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  return { proc, url, output: () => out };
-}
+/** A built service process (a real instance) on the shared database and NATS, once it reports ready. */
+const startInstance = (env: Record<string, string>): Promise<Instance> => startServiceProcess(env, { until: 'ready' });
 
 async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 15000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { EventSource } from 'eventsource';
-import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { childEnv, ensureBuilt, MAIN, ROOT } from '../utils/built.js';
+import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { CutProxy } from '../utils/cut-proxy.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
@@ -28,35 +26,10 @@ const WRITER_CONCURRENCY = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nOf = (id: string): number => Number(id.slice(id.lastIndexOf('-') + 1));
 
-interface Instance {
-  proc: ChildProcess;
-  url: string;
-  output: () => string;
-}
+type Instance = ServiceProcess;
 
-async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, [MAIN], {
-    cwd: ROOT,
-    env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`instance did not start:\n${out}`);
-    try {
-      if ((await fetch(`${url}/health/ready`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  return { proc, url, output: () => out };
-}
+/** A built service process (a real instance) on the shared database and NATS, once it reports ready. */
+const startInstance = (env: Record<string, string>): Promise<Instance> => startServiceProcess({ ...env, LOG_LEVEL: 'warn' }, { until: 'ready' });
 
 type Frame = { kind: 'data'; n: number; data: string } | { kind: 'reset'; n: number };
 

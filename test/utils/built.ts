@@ -63,10 +63,12 @@ export interface ServiceProcess {
 
 /**
  * The built service (dist/src/main.js) in a child process on a free port (or `port`), resolved once it logs
- * "service listening" (rejects with its output when it exits or does not start in 60 s).
+ * "service listening" — or, with `until: 'ready'`, once `/health/ready` answers 200 (database and bus up; works at any
+ * LOG_LEVEL). Rejects with its output when it exits or does not start in 60 s.
  */
-export async function startServiceProcess(env: Record<string, string | undefined>, opts: { port?: number } = {}): Promise<ServiceProcess> {
+export async function startServiceProcess(env: Record<string, string | undefined>, opts: { port?: number; until?: 'listening' | 'ready' } = {}): Promise<ServiceProcess> {
   const port = opts.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
   const proc = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
     env: childEnv({ LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' }),
@@ -79,13 +81,21 @@ export async function startServiceProcess(env: Record<string, string | undefined
   const kill = () => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
   };
+  const started = async (): Promise<boolean> => {
+    if (opts.until !== 'ready') return out.includes('"service listening"');
+    try {
+      return (await fetch(`${url}/health/ready`)).ok;
+    } catch {
+      return false; // not listening yet
+    }
+  };
   const deadline = Date.now() + 60_000;
-  while (!out.includes('"service listening"')) {
+  while (!(await started())) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       kill();
       throw new Error(`service did not start:\n${out}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, opts.until === 'ready' ? 100 : 50));
   }
-  return { proc, port, url: `http://127.0.0.1:${port}`, output: () => out, exited, kill };
+  return { proc, port, url, output: () => out, exited, kill };
 }
