@@ -77,6 +77,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       if (status === 404) {
         const allowed = this.routes.methodsFor(req.path);
+        // A route answers this method, so a handler (or a library under it) threw the 404: not a routing miss.
+        if (allowed.includes(req.method)) return { code: 'NOT_FOUND', message: 'Not found', extra: {}, headers: {} };
         if (allowed.length > 0) {
           return { code: 'METHOD_NOT_ALLOWED', message: `Method ${req.method} not allowed`, extra: {}, headers: { Allow: allowed.join(', ') } };
         }
