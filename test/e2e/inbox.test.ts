@@ -289,6 +289,26 @@ describe('agent inbox across two instances (e2e, real NATS)', () => {
     expect(res.data).toMatchObject({ notifications: [expect.objectContaining({ message: expect.stringContaining(`ping ${counter}`) })], pollAfterSeconds: expect.any(Number) });
   });
 
+  it('a waiting caller that leaves gives its slot back at once, on REST and through the tool', async () => {
+    const from = await head();
+    const leave = new AbortController();
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'svc_get_notifications', arguments: { after: from, waitSeconds: 25 } } });
+    const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${bot.key}` };
+    const left = (p: Promise<unknown>) => p.then(() => 'answered', () => 'left');
+    const waiting = [
+      ...[1, 2].map((id) => left(fetch(`${b.url}/api/mcp`, { method: 'POST', headers: mcpHeaders, body: JSON.stringify(call(id)), signal: leave.signal }))),
+      ...[1, 2].map(() => left(fetch(`${b.url}/api/notifications?after=${encodeURIComponent(from)}&waitSeconds=25`, { headers: { authorization: `Bearer ${bot.key}` }, signal: leave.signal }))),
+    ];
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await delta(from, '&waitSeconds=1')).status).toBe(429);
+    leave.abort();
+    expect(await Promise.all(waiting)).toEqual(Array(4).fill('left'));
+    await new Promise((r) => setTimeout(r, 200));
+    // All four slots are free again (the two tool waits used to keep theirs for their 25 s).
+    const again = await Promise.all(Array.from({ length: 4 }, () => delta(from, '&waitSeconds=1')));
+    expect(again.map((r) => [r.status, r.body.data?.notifications.length])).toEqual(Array(4).fill([200, 0]));
+  });
+
   it('ends waits with an empty delta when the instance shuts down', async () => {
     const c = await World.start({ env: { NATS_URL, BUS_SUBJECT_PREFIX: `inboxc${randomUUID().slice(0, 8)}` }, sharing: a });
     const onC = new HttpClient(c.url, { authorization: `Bearer ${bot.key}` });

@@ -8,6 +8,7 @@ import { etagMatches, parseInboxQuery } from './domain/notification-request.rule
 import { PREFERENCE_FIELDS } from './domain/notification.rules.js';
 import { NotificationService } from './notification.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { abortOnClose } from '../../shared/http/client-gone.js';
 
 /**
  * Conditional GET, answered by hand: the tag is compared before any row is read, and a match ends the response as
@@ -59,9 +60,7 @@ export class NotificationController {
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     const parsed = parseInboxQuery(query);
     if ('delta' in parsed) {
-      const gone = new AbortController();
-      res.once('close', () => gone.abort());
-      const delta = await this.notifications.delta(actor, parsed.delta, gone.signal);
+      const delta = await this.notifications.delta(actor, parsed.delta, abortOnClose(res));
       // A delta is never cached; the next delta starts at its position.
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('X-Stream-Position', delta.position);

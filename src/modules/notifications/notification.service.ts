@@ -264,6 +264,7 @@ export class NotificationService {
     // A caller that went away stops waiting (its slot is given back at once).
     const onAbort = (): void => watch.end();
     signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
     try {
       const deadline = Date.now() + q.waitSeconds * 1000;
       let d = await this.readDelta(r, q.after.n, true);
@@ -435,10 +436,10 @@ export class NotificationService {
    * `page`. Page rows are returned as fetched; with `status` unread and `autoMarkRead`, the returned rows are then
    * marked read and `unreadCount` is counted after that.
    */
-  async getForAgent(actor: Actor, input: AgentListInput): Promise<AgentInboxAnswer> {
+  async getForAgent(actor: Actor, input: AgentListInput, signal?: AbortSignal): Promise<AgentInboxAnswer> {
     const delta = parseAgentDelta(input);
     if (delta) {
-      const d = await this.delta(actor, delta);
+      const d = await this.delta(actor, delta, signal);
       return { ...d, pollAfterSeconds: this.pollAfterSeconds(delta.waitSeconds !== null) };
     }
     const p = paging(input);

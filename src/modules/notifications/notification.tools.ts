@@ -18,7 +18,7 @@ export class NotificationTools {
     input: ListNotificationsArgsDto,
   })
   list(args: ListNotificationsArgsDto, ctx: ToolContext): Promise<AgentInboxAnswer> {
-    return this.notifications.getForAgent(ctx.actor, args);
+    return this.notifications.getForAgent(ctx.actor, args, ctx.signal);
   }
 
   @Tool({

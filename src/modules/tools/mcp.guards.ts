@@ -1,7 +1,8 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/config.js';
 import { AccessTokenResolver, CredentialResolver } from '../../shared/auth/auth-context.js';
+import { abortOnClose } from '../../shared/http/client-gone.js';
 import { TokenBuckets } from '../../shared/http/token-bucket.js';
 import { requestContext } from '../../shared/logging/logger.js';
 import { narrowingOf } from './mcp-endpoint.js';
@@ -40,7 +41,18 @@ export class ApiKeyGuard implements CanActivate {
       throw new McpHttpError(401, -32001, 'Missing or invalid API key', { 'WWW-Authenticate': challenge });
     }
     req.auth = auth;
-    req.mcp = { ctx: { actor: auth.actor, auth, headers: req.headers, requestId: req.requestId }, narrowing: narrowingOf(req) };
+    const res = context.switchToHttp().getResponse<Response>();
+    let signal: AbortSignal | undefined;
+    const ctx = {
+      actor: auth.actor,
+      auth,
+      headers: req.headers,
+      requestId: req.requestId,
+      get signal(): AbortSignal {
+        return (signal ??= abortOnClose(res));
+      },
+    };
+    req.mcp = { ctx, narrowing: narrowingOf(req) };
     const store = requestContext.getStore();
     if (store) {
       store.companyUuid = auth.actor.companyUuid;

@@ -33,6 +33,8 @@ export interface ToolContext {
   auth: AuthContext;
   headers: IncomingHttpHeaders;
   requestId: string | undefined;
+  /** Aborted when the caller's HTTP request closes (the client left); made on first use. For tools that wait. */
+  readonly signal?: AbortSignal;
 }
 
 export const TOOL_METADATA = 'svc:tool';
