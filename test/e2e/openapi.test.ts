@@ -41,4 +41,15 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
     expect(app.get(RouteTable)).toBeDefined();
   });
+
+  it('documents the inbox reads\' headers (position, poll interval, ETag) and their 304', async () => {
+    type Op = { responses: Record<string, { headers?: Record<string, unknown> }> };
+    const json = (await (await fetch(`${app.url}/api/docs.json`)).json()) as { paths: Record<string, Record<string, Op>> };
+    const list = json.paths['/api/notifications'].get.responses;
+    const count = json.paths['/api/notifications/unread-count'].get.responses;
+    expect(Object.keys(list['200'].headers ?? {}).sort()).toEqual(['ETag', 'X-Poll-Interval', 'X-Stream-Position']);
+    expect(Object.keys(count['200'].headers ?? {}).sort()).toEqual(['ETag', 'X-Stream-Position']);
+    expect(Object.keys(list['304'].headers ?? {})).toContain('X-Stream-Position');
+    expect(Object.keys(count['304'].headers ?? {})).toContain('X-Stream-Position');
+  });
 });

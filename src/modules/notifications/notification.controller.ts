@@ -1,5 +1,5 @@
 import { Body, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiQuery } from '@nestjs/swagger';
+import { ApiBody, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Actor } from '../../shared/auth/actor.js';
 import { CurrentActor, SessionOrKey } from '../../shared/auth/decorators.js';
@@ -38,6 +38,18 @@ function sendFresh(res: Response, tag: string, position: string, data: unknown):
   res.json({ success: true, data });
 }
 
+/** The headers of the inbox reads (notifications.md §2, §2.0, §3), for the OpenAPI document. */
+const POSITION_HEADER = {
+  'X-Stream-Position': { description: "The recipient's notification-stream position this answer reflects (`<epoch>-<n>`): order it against stream frames, or pass it as `after`", schema: { type: 'string' } },
+};
+const CACHE_HEADERS = {
+  ETag: { description: 'Send it back as If-None-Match: 304 while nothing changed', schema: { type: 'string' } },
+  ...POSITION_HEADER,
+};
+const POLL_HEADER = {
+  'X-Poll-Interval': { description: 'Seconds the service asks a poller to wait before the next request (0 after a wait answered)', schema: { type: 'integer' } },
+};
+
 /**
  * The notification routes (notifications.md §2, §2.0). The recipient is the caller (session cookie or agent key);
  * bodies and queries are parsed by the service, so unknown read-all fields are ignored rather than refused.
@@ -57,6 +69,8 @@ export class NotificationController {
   @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'Keyset paging: empty for the first page, then the previous nextCursor' })
   @ApiQuery({ name: 'after', required: false, schema: { type: 'string' }, description: 'A delta: the records changed after this stream position (filters and paging ignored)' })
   @ApiQuery({ name: 'waitSeconds', required: false, schema: { type: 'integer', minimum: 1, maximum: 30 }, description: 'With after: wait up to this long for a change' })
+  @ApiResponse({ status: 200, description: 'Envelope `{success: true, data}`: a page, or with `after` a delta', headers: { ...CACHE_HEADERS, ...POLL_HEADER } })
+  @ApiResponse({ status: 304, description: 'Not modified (If-None-Match matched; not for deltas)', headers: CACHE_HEADERS })
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     const parsed = parseInboxQuery(query);
     if ('delta' in parsed) {
@@ -74,6 +88,8 @@ export class NotificationController {
   }
 
   @Get('unread-count')
+  @ApiResponse({ status: 200, description: 'Envelope `{success: true, data: {count}}`', headers: CACHE_HEADERS })
+  @ApiResponse({ status: 304, description: 'Not modified (If-None-Match matched)', headers: CACHE_HEADERS })
   async unreadCount(@CurrentActor() actor: Actor, @Req() req: Request, @Res() res: Response): Promise<void> {
     const { count, tag, position } = await this.notifications.unreadCountTagged(actor);
     if (!notModified(req, res, tag, position)) sendFresh(res, tag, position, { count });
