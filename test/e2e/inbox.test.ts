@@ -309,6 +309,31 @@ describe('agent inbox across two instances (e2e, real NATS)', () => {
     expect(again.map((r) => [r.status, r.body.data?.notifications.length])).toEqual(Array(4).fill([200, 0]));
   });
 
+  it('counts waits in their own histogram, not in the request-latency one', async () => {
+    const counted = async (): Promise<Record<string, number>> => {
+      const text = await (await fetch(`${b.url}/metrics`)).text();
+      const count = (metric: string, method: string, route: string) =>
+        Number(new RegExp(`^${metric}_count\\{method="${method}",route="${route.replace(/\//g, '\\/')}",status="200"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      return {
+        restWaits: count('svc_http_wait_duration_seconds', 'GET', '/api/notifications'),
+        restRequests: count('svc_http_request_duration_seconds', 'GET', '/api/notifications'),
+        toolWaits: count('svc_http_wait_duration_seconds', 'POST', '/api/mcp'),
+        toolRequests: count('svc_http_request_duration_seconds', 'POST', '/api/mcp'),
+      };
+    };
+    const from = await head();
+    const before = await counted();
+    expect((await delta(from, '&waitSeconds=1')).status).toBe(200);
+    expect((await callTool(bot.client, 'svc_get_notifications', { after: from, waitSeconds: 1 })).isError).toBe(false);
+    await new Promise((r) => setTimeout(r, 100));
+    const after = await counted();
+    expect(after).toEqual({ ...before, restWaits: before.restWaits + 1, toolWaits: before.toolWaits + 1 });
+    // A delta without a wait is an ordinary request.
+    expect((await delta(from)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await counted()).restRequests).toBe(after.restRequests + 1);
+  });
+
   it('ends waits with an empty delta when the instance shuts down', async () => {
     const c = await World.start({ env: { NATS_URL, BUS_SUBJECT_PREFIX: `inboxc${randomUUID().slice(0, 8)}` }, sharing: a });
     const onC = new HttpClient(c.url, { authorization: `Bearer ${bot.key}` });

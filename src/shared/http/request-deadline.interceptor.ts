@@ -16,13 +16,15 @@ const running = new WeakMap<RequestContext, () => void>();
 
 /**
  * Lifts the current request's deadline, for a wait with a bound of its own (notifications.md §2.0: waits are exempt
- * from the request deadline); the reads around the wait stay bounded by the statement timeouts. No-op outside a
- * request or when the deadline already passed.
+ * from the request deadline); the reads around the wait stay bounded by the statement timeouts. The request is marked
+ * a long-poll, so its duration goes to the wait histogram rather than the request-latency one. No-op outside a
+ * request; the deadline stays passed if it already did.
  */
 export function liftRequestDeadline(): void {
   const store = requestContext.getStore();
-  const lift = store && running.get(store);
-  if (lift) lift();
+  if (!store) return;
+  store.longPoll = true;
+  running.get(store)?.();
 }
 
 /** The request deadline ran out: 503 `SERVICE_UNAVAILABLE` with `Retry-After` (REST) or -32003 (tool endpoint). */

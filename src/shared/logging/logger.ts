@@ -7,6 +7,8 @@ export interface RequestContext {
   requestId: string;
   companyUuid?: string;
   actor?: string;
+  /** The request waited on purpose (a long-poll): its duration is not a latency. */
+  longPoll?: boolean;
 }
 
 /** Per-request context (request id, company, actor) that every log line of the request carries. */

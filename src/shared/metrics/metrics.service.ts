@@ -23,6 +23,15 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Long-polls (notification waits) are not latencies either: they last as long as nothing happens. */
+  readonly httpWaitDuration = new Histogram({
+    name: 'svc_http_wait_duration_seconds',
+    help: 'Duration of long-poll requests (waits) by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 20, 30, 35],
+    registers: [this.registry],
+  });
+
   readonly sseConnections = new Gauge({
     name: 'svc_sse_connections',
     help: 'Open SSE streams by stream',
