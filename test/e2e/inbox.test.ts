@@ -319,6 +319,7 @@ describe('agent inbox across two instances (e2e, real NATS)', () => {
         restRequests: count('svc_http_request_duration_seconds', 'GET', '/api/notifications'),
         toolWaits: count('svc_http_wait_duration_seconds', 'POST', '/api/mcp'),
         toolRequests: count('svc_http_request_duration_seconds', 'POST', '/api/mcp'),
+        toolLatencies: Number(/^svc_mcp_call_duration_seconds_count\{tool="svc_get_notifications"\} (\d+)$/m.exec(text)?.[1] ?? 0),
       };
     };
     const from = await head();

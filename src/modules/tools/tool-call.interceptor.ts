@@ -2,7 +2,7 @@ import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestI
 import { Reflector } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { map, type Observable, tap } from 'rxjs';
-import { LOGGER } from '../../shared/logging/logger.js';
+import { LOGGER, requestContext } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { toCallResult, type CallResult } from './tool-result.js';
 import { TOOL_METADATA, type ToolOptions } from './tool.metadata.js';
@@ -10,7 +10,7 @@ import { TOOL_METADATA, type ToolOptions } from './tool.metadata.js';
 /**
  * Around every permitted tool call: renders the method's record as the tool result (compact JSON text, capped; the
  * same object as `structuredContent` when the tool publishes an output schema), and records the call: the
- * `svc_mcp_tool_calls_total` / duration metrics and one `tool call` log line with the outcome. Refusals thrown by the
+ * `svc_mcp_calls_total` / duration metrics (no duration for a long-poll) and one `tool call` log line with the outcome. Refusals thrown by the
  * argument pipe or the method pass through here as errors (outcome `error`) on their way to the tool exception filter.
  */
 @Injectable()
@@ -27,9 +27,11 @@ export class ToolCallInterceptor implements NestInterceptor<unknown, CallResult>
     const started = process.hrtime.bigint();
     const record = (outcome: 'ok' | 'error'): void => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // A call that waited on purpose (an inbox long-poll) is counted, but its duration is not a latency.
+      const longPoll = requestContext.getStore()?.longPoll;
       this.metrics.mcpCalls.inc({ tool: name, outcome });
-      this.metrics.mcpDuration.observe({ tool: name }, seconds);
-      this.logger.info({ tool: name, outcome, durationMs: Math.round(seconds * 1e4) / 10 }, 'tool call');
+      if (!longPoll) this.metrics.mcpDuration.observe({ tool: name }, seconds);
+      this.logger.info({ tool: name, outcome, durationMs: Math.round(seconds * 1e4) / 10, longPoll }, 'tool call');
     };
     return next.handle().pipe(
       map((value: unknown) => toCallResult(value, structured)),
