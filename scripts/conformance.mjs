@@ -57,7 +57,8 @@ if (built.status !== 0) process.exit(built.status ?? 1);
 
 const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const { loadConfig } = await load('src/config/config.js');
-const { openDatabase, startService } = await load('src/bootstrap.js');
+const { startService } = await load('src/bootstrap.js');
+const { openDatabase } = await load('src/database.js');
 const { createLogger } = await load('src/shared/logging/logger.js');
 const { AgentService, IdentityAdminService } = await load('src/modules/identity/index.js');
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import { openDatabase } from '../../src/bootstrap.js';
+import { openDatabase } from '../../src/database.js';
 import { removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
 
 export type OpenedDatabase = Awaited<ReturnType<typeof openDatabase>>;

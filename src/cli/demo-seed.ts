@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ActorType } from '../shared/auth/actor.js';
 import { PRESETS, type Preset } from '../shared/auth/permissions.js';
 import { ConflictError } from '../shared/errors/app-error.js';
-import { AgentService, generatePassword, IdentityAdminService } from '../modules/identity/index.js';
+import { generatePassword } from '../modules/identity/domain/credentials.js';
 import type { CliCommand } from './cli-command.js';
 import { AcceptanceCriterionEntity, CompanyEntity, IdeaEntity, ProjectEntity, TaskDependencyEntity, TaskEntity } from '../entities.js';
 
@@ -27,6 +27,11 @@ export interface DemoSeedResult {
 }
 
 export async function demoSeed(ds: DataSource): Promise<DemoSeedResult> {
+  // From their own files, as in identity.command.ts (a module's index loads its controllers too).
+  const [{ IdentityAdminService }, { AgentService }] = await Promise.all([
+    import('../modules/identity/identity-admin.service.js'),
+    import('../modules/identity/agent.service.js'),
+  ]);
   const admin = new IdentityAdminService(ds);
   const agentService = new AgentService(ds);
   if (await admin.userExists(DEMO_EMAIL)) throw new ConflictError(`A user with email ${DEMO_EMAIL} already exists`);

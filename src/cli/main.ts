@@ -19,9 +19,9 @@ async function execute(command: CliCommand, values: OptionValues): Promise<objec
   // stdout carries the result only; database logs go to stderr and only when asked for with a verbose LOG_LEVEL.
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const logger = createLogger(verbose ? config.logLevel : 'silent', process.stderr);
-  // Loaded here so the tool client does not pay for the whole application. Attaches to the embedded server of a
+  // Loaded here so the tool client does not pay for the database layer. Attaches to the embedded server of a
   // running service, or starts one for this command and stops it after.
-  const { openDatabase } = await import('../bootstrap.js');
+  const { openDatabase } = await import('../database.js');
   const database = await openDatabase(config, logger, { migrate: command.migrate !== false, poolSize: 2, statementTimeoutMs: MAINTENANCE_STATEMENT_TIMEOUT_MS });
   try {
     return await command.run({ dataSource: database.dataSource }, values);

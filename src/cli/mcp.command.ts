@@ -1,4 +1,5 @@
-import { Client, ProtocolError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+// Types only: the SDK client is loaded when an `mcp` command runs, not for every CLI command.
+import type { Client } from '@modelcontextprotocol/client';
 import { list, optionalStr, ReportedError, str, UsageError, type CliCommand, type OptionValues } from './cli-command.js';
 
 /**
@@ -53,7 +54,7 @@ function toolArguments(values: OptionValues): Record<string, unknown> {
 }
 
 /** Transport and protocol failures as the CLI's `{error: {code, message}}`. */
-function failure(err: unknown, url: URL): never {
+function failure(err: unknown, url: URL, { ProtocolError, SdkHttpError }: typeof import('@modelcontextprotocol/client')): never {
   if (err instanceof ProtocolError) {
     throw new ReportedError({ code: 'RPC_ERROR', message: err.message.replace(/^MCP error -?\d+: /, ''), rpcCode: err.code });
   }
@@ -82,13 +83,15 @@ function failure(err: unknown, url: URL): never {
 
 async function withClient<T>(values: OptionValues, work: (client: Client) => Promise<T>): Promise<T> {
   const url = endpoint(values);
+  const sdk = await import('@modelcontextprotocol/client');
+  const { Client, StreamableHTTPClientTransport } = sdk;
   const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: headers(values) } });
   const client = new Client({ name: 'svc-cli', version: '1.0.0' }, { versionNegotiation: { mode: { pin: CLI_PROTOCOL_VERSION } } });
   try {
     await client.connect(transport);
     return await work(client);
   } catch (err) {
-    return failure(err, url);
+    return failure(err, url, sdk);
   } finally {
     await client.close();
   }

@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { openDatabase } from '../../src/bootstrap.js';
+import { openDatabase } from '../../src/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { findRunningEmbedded, freePort, removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
