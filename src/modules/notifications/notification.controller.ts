@@ -43,7 +43,7 @@ const POSITION_HEADER = {
   'X-Stream-Position': { description: "The recipient's notification-stream position this answer reflects (`<epoch>-<n>`): order it against stream frames, or pass it as `after`", schema: { type: 'string' } },
 };
 const CACHE_HEADERS = {
-  ETag: { description: 'Send it back as If-None-Match: 304 while nothing changed', schema: { type: 'string' } },
+  ETag: { description: 'Pages and counts, not deltas: send it back as If-None-Match for a 304 while nothing changed', schema: { type: 'string' } },
   ...POSITION_HEADER,
 };
 const POLL_HEADER = {
