@@ -26,7 +26,10 @@ Browsers authenticate with the \`svc_session\` cookie (POST /api/auth/login). Ag
 (\`GET /api/events\`, \`GET /api/events/notifications\`) send \`text/event-stream\`; the tool endpoint
 (\`POST /api/mcp\`) speaks MCP (JSON-RPC 2.0) over Streamable HTTP.`;
 
-/** OpenAPI 3 document generated from the controllers and DTOs: UI at /api/docs, JSON at /api/docs.json. */
+/**
+ * OpenAPI 3 document generated from the controllers and DTOs: UI at /api/docs, JSON at /api/docs.json. Built on the
+ * first request for it, not at start-up (the scan of every route and DTO is a good part of an instance's boot).
+ */
 export function setupOpenApi(app: INestApplication): void {
   const config = new DocumentBuilder()
     .setTitle('svc')
@@ -35,6 +38,5 @@ export function setupOpenApi(app: INestApplication): void {
     .addCookieAuth('svc_session', { type: 'apiKey', in: 'cookie', name: 'svc_session' }, 'session')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Agent API key (agk_…)' }, 'agentKey')
     .build();
-  const document = SwaggerModule.createDocument(app, config);
-  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs.json', raw: ['json'] });
+  SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, config), { jsonDocumentUrl: 'api/docs.json', raw: ['json'] });
 }
