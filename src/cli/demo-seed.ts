@@ -5,6 +5,7 @@ import { PRESETS, type Preset } from '../shared/auth/permissions.js';
 import { ConflictError } from '../shared/errors/app-error.js';
 import { generatePassword } from '../modules/identity/domain/credentials.js';
 import type { CliCommand } from './cli-command.js';
+import { identityServices } from './cli-services.js';
 import { AcceptanceCriterionEntity, CompanyEntity, IdeaEntity, ProjectEntity, TaskDependencyEntity, TaskEntity } from '../entities.js';
 
 /**
@@ -27,13 +28,7 @@ export interface DemoSeedResult {
 }
 
 export async function demoSeed(ds: DataSource): Promise<DemoSeedResult> {
-  // From their own files, as in identity.command.ts (a module's index loads its controllers too).
-  const [{ IdentityAdminService }, { AgentService }] = await Promise.all([
-    import('../modules/identity/identity-admin.service.js'),
-    import('../modules/identity/agent.service.js'),
-  ]);
-  const admin = new IdentityAdminService(ds);
-  const agentService = new AgentService(ds);
+  const { admin, agents: agentService } = await identityServices(ds);
   if (await admin.userExists(DEMO_EMAIL)) throw new ConflictError(`A user with email ${DEMO_EMAIL} already exists`);
   const company = await admin.createCompany('Demo Company');
   try {

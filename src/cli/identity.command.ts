@@ -1,11 +1,6 @@
 import { ValidationError } from '../shared/errors/app-error.js';
-import type { DataSource } from 'typeorm';
 import { list, optionalStr, str, uuidOf, type CliCommand } from './cli-command.js';
-
-// Each command loads the service it uses from its own file when it runs: a module's index also loads its controllers,
-// DTOs and the OpenAPI decorators, which a one-shot command does not need (about a third of a command's start-up).
-const adminService = async (ds: DataSource) => new (await import('../modules/identity/identity-admin.service.js')).IdentityAdminService(ds);
-const agentService = async (ds: DataSource) => new (await import('../modules/identity/agent.service.js')).AgentService(ds);
+import { identityServices } from './cli-services.js';
 
 /** Companies, users, agents and keys exist for the operator only through these (platform.md §10). */
 export const IDENTITY_COMMANDS: CliCommand[] = [
@@ -14,7 +9,7 @@ export const IDENTITY_COMMANDS: CliCommand[] = [
     synopsis: '--name <n>',
     options: { name: { type: 'string' } },
     required: ['name'],
-    run: async ({ dataSource }, v) => ({ company: await (await adminService(dataSource)).createCompany(str(v, 'name')) }),
+    run: async ({ dataSource }, v) => ({ company: await (await identityServices(dataSource)).admin.createCompany(str(v, 'name')) }),
   },
   {
     path: ['user', 'create'],
@@ -22,7 +17,7 @@ export const IDENTITY_COMMANDS: CliCommand[] = [
     options: { company: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } },
     required: ['company', 'email', 'name', 'password'],
     run: async ({ dataSource }, v) => ({
-      user: await (await adminService(dataSource)).createUser({
+      user: await (await identityServices(dataSource)).admin.createUser({
         companyUuid: uuidOf(v, 'company', 'Company'),
         email: str(v, 'email'),
         name: str(v, 'name'),
@@ -42,7 +37,7 @@ export const IDENTITY_COMMANDS: CliCommand[] = [
     },
     required: ['company', 'owner', 'name', 'preset'],
     run: async ({ dataSource }, v) => {
-      const agents = await agentService(dataSource);
+      const agents = (await identityServices(dataSource)).agents;
       const scope = { companyUuid: uuidOf(v, 'company', 'Company'), userUuid: null };
       // The owner must be a user of that company: the service answers "User not found" otherwise.
       const ownerUuid = uuidOf(v, 'owner', 'User');
@@ -57,7 +52,7 @@ export const IDENTITY_COMMANDS: CliCommand[] = [
     options: { agent: { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' } },
     required: ['agent'],
     run: async ({ dataSource }, v) => {
-      const agents = await agentService(dataSource);
+      const agents = (await identityServices(dataSource)).agents;
       const agentUuid = uuidOf(v, 'agent', 'Agent');
       const expires = optionalStr(v, 'expires');
       const expiresAt = expires === undefined ? null : parseIso(expires);
@@ -70,7 +65,7 @@ export const IDENTITY_COMMANDS: CliCommand[] = [
     options: { key: { type: 'string' } },
     required: ['key'],
     run: async ({ dataSource }, v) => {
-      const agents = await agentService(dataSource);
+      const agents = (await identityServices(dataSource)).agents;
       const keyUuid = uuidOf(v, 'key', 'API key');
       return { apiKey: await agents.revokeKey(await agents.operatorScopeOfKey(keyUuid), null, keyUuid) };
     },
@@ -81,7 +76,7 @@ export const IDENTITY_COMMANDS: CliCommand[] = [
     options: { agent: { type: 'string' }, preset: { type: 'string' }, permission: { type: 'string', multiple: true } },
     required: ['agent'],
     run: async ({ dataSource }, v) => {
-      const agents = await agentService(dataSource);
+      const agents = (await identityServices(dataSource)).agents;
       const agentUuid = uuidOf(v, 'agent', 'Agent');
       const scope = await agents.operatorScopeOfAgent(agentUuid);
       const preset = optionalStr(v, 'preset');

@@ -1,12 +1,5 @@
-import type { DataSource } from 'typeorm';
 import { str, uuidOf, type CliCommand } from './cli-command.js';
-
-/** The grants service with its agent service, loaded when a grant command runs (see identity.command.ts). */
-async function grantsService(ds: DataSource) {
-  const [{ OAuthGrants }, { AgentService }] = await Promise.all([import('../modules/oauth/oauth-grants.js'), import('../modules/identity/agent.service.js')]);
-  const agents = new AgentService(ds);
-  return { agents, grants: new OAuthGrants(ds, agents) };
-}
+import { grantServices } from './cli-services.js';
 
 /** The operator's view of OAuth grants (platform.md §2.5): list an agent's, revoke one (its tokens stop at once). */
 export const OAUTH_COMMANDS: CliCommand[] = [
@@ -16,7 +9,7 @@ export const OAUTH_COMMANDS: CliCommand[] = [
     synopsis: '',
     options: {},
     run: async ({ dataSource }, v) => {
-      const { agents, grants } = await grantsService(dataSource);
+      const { agents, grants } = await grantServices(dataSource);
       const agentUuid = uuidOf(v, 'agentUuid', 'Agent');
       await agents.operatorScopeOfAgent(agentUuid);
       return { grants: await grants.listOf(agentUuid) };
@@ -27,6 +20,6 @@ export const OAUTH_COMMANDS: CliCommand[] = [
     positionals: ['grantId'],
     synopsis: '',
     options: {},
-    run: async ({ dataSource }, v) => (await grantsService(dataSource)).grants.revokeById(str(v, 'grantId')),
+    run: async ({ dataSource }, v) => (await grantServices(dataSource)).grants.revokeById(str(v, 'grantId')),
   },
 ];

@@ -1,0 +1,20 @@
+import type { DataSource } from 'typeorm';
+
+/*
+ * The services the commands call, each loaded from its own file when a command runs: a module's index.ts also loads
+ * its controllers, DTOs and the OpenAPI decorators, which a one-shot command does not need (about half of a
+ * command's start-up).
+ */
+
+export async function identityServices(ds: DataSource) {
+  const [{ IdentityAdminService }, { AgentService }] = await Promise.all([
+    import('../modules/identity/identity-admin.service.js'),
+    import('../modules/identity/agent.service.js'),
+  ]);
+  return { admin: new IdentityAdminService(ds), agents: new AgentService(ds) };
+}
+
+export async function grantServices(ds: DataSource) {
+  const [{ agents }, { OAuthGrants }] = await Promise.all([identityServices(ds), import('../modules/oauth/oauth-grants.js')]);
+  return { agents, grants: new OAuthGrants(ds, agents) };
+}
