@@ -142,6 +142,31 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
     await client.close();
   });
 
+  it('a consent whose agent binding fails leaves no grant behind', async () => {
+    // A real failure of the binding's INSERT, injected in the database for this one client.
+    await app.ds.query(`
+      CREATE FUNCTION fail_binding() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.client_name = 'Unbindable host' THEN RAISE EXCEPTION 'binding refused for the test'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER fail_binding BEFORE INSERT ON oauth_grant FOR EACH ROW EXECUTE FUNCTION fail_binding();`);
+    try {
+      const provider = new MemoryOAuthClient(undefined, 'Unbindable host');
+      await expect(newClient().connect(transport(provider))).rejects.toBeInstanceOf(UnauthorizedError);
+      const browser = new FormBrowser(base);
+      await expect(
+        browser.authorize(provider.authorizationUrl!.href, { login: { email: alice.email, password: alice.password }, consent: newAgent('developer_agent', 'Unbound dev') }),
+      ).rejects.toThrow(/consent answered 5\d\d/);
+      const clientId = provider.client!.client_id;
+      const grants = await app.ds.query(`SELECT id FROM oauth_payload WHERE kind = 'Grant' AND payload->>'clientId' = $1`, [clientId]);
+      expect(grants).toEqual([]);
+      expect(await app.ds.query(`SELECT grant_id FROM oauth_grant WHERE client_id = $1`, [clientId])).toEqual([]);
+    } finally {
+      await app.ds.query(`DROP TRIGGER fail_binding ON oauth_grant; DROP FUNCTION fail_binding()`);
+    }
+  });
+
   it('refuses expired tokens and tokens for another resource with 401 invalid_token', async () => {
     const { client, provider } = await connectByUrl(bob, newAgent('developer_agent', `Bob bot ${randomUUID().slice(0, 6)}`));
     await client.close();

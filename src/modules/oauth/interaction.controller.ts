@@ -1,11 +1,13 @@
-import { Body, Controller, Get, Injectable, Param, Post, Req, Res, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Injectable, Param, Post, Req, Res, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { InteractionResults } from 'oidc-provider';
+import type { Logger } from 'pino';
 import { AppConfig } from '../../config/config.js';
 import { CredentialResolver } from '../../shared/auth/auth-context.js';
 import { Public } from '../../shared/auth/decorators.js';
 import { AppError } from '../../shared/errors/app-error.js';
+import { LOGGER } from '../../shared/logging/logger.js';
 import { readCookie, SESSION_COOKIE } from '../../shared/http/cookies.js';
 import { originAllowed } from '../../shared/http/origin.js';
 import { AgentService, AuthService } from '../identity/index.js';
@@ -59,6 +61,7 @@ export class InteractionController {
     private readonly credentials: CredentialResolver,
     private readonly agents: AgentService,
     private readonly grants: OAuthGrants,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   @Get(':uid')
@@ -123,23 +126,31 @@ export class InteractionController {
         this.html(res, 400, await this.consent(uid, details, err.message));
         return;
       }
-      const grant = details.grantId
-        ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId: userUuid, clientId: String(details.params.client_id) }))
-        : new provider.Grant({ accountId: userUuid, clientId: String(details.params.client_id) });
+      const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+      const grant = existing ?? new provider.Grant({ accountId: userUuid, clientId: String(details.params.client_id) });
       const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
       if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
       if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
       for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
       const grantId = await grant.save();
-      await this.grants.bind({
-        grantId,
-        companyUuid: user.companyUuid,
-        agentUuid,
-        userUuid,
-        clientId: String(details.params.client_id),
-        clientName: await this.clientName(String(details.params.client_id)),
-        redirectHost: hostOf(String(details.params.redirect_uri ?? '')),
-      });
+      try {
+        await this.grants.bind({
+          grantId,
+          companyUuid: user.companyUuid,
+          agentUuid,
+          userUuid,
+          clientId: String(details.params.client_id),
+          clientName: await this.clientName(String(details.params.client_id)),
+          redirectHost: hostOf(String(details.params.redirect_uri ?? '')),
+        });
+      } catch (err) {
+        // A grant with no agent can never be used (tokens of it are refused) and would sit in the store for its year
+        // of TTL: take back the one this consent created. A re-consent's grant keeps its earlier binding.
+        if (!existing) {
+          await grant.destroy().catch((e: unknown) => this.logger.warn({ err: e, grantId }, 'oauth: could not remove a grant left unbound'));
+        }
+        throw err;
+      }
       const result: InteractionResults = { consent: { grantId } };
       await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: true });
     });
