@@ -186,6 +186,43 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
     expect((await new HttpClient(base, { authorization: `Bearer ${token}` }).get('/api/notifications')).status).toBe(401);
   });
 
+  it('counts registrations, issued tokens, token errors and refused credentials in /metrics', async () => {
+    const metric = async (name: string, labels = ''): Promise<number> => {
+      const text = (await app.http().get('/metrics')).text;
+      const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    const read = () =>
+      Promise.all([
+        metric('svc_oauth_clients_registered_total'),
+        metric('svc_oauth_tokens_issued_total', 'grant_type="authorization_code"'),
+        metric('svc_oauth_tokens_issued_total', 'grant_type="refresh_token"'),
+        metric('svc_oauth_errors_total', 'event="grant.error"'),
+        metric('svc_mcp_auth_rejected_total', 'credential="missing"'),
+        metric('svc_mcp_auth_rejected_total', 'credential="key"'),
+        metric('svc_mcp_auth_rejected_total', 'credential="token"'),
+      ]);
+    const before = await read();
+    const { client, provider } = await connectByUrl(alice, newAgent('developer_agent', `Counted ${randomUUID().slice(0, 6)}`));
+    // One refresh (the access token removed server-side), one refused code, three refused credentials.
+    await app.ds.query(`DELETE FROM oauth_payload WHERE kind = 'AccessToken'`);
+    await client.listTools();
+    const bad = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'not-a-code', code_verifier: 'x'.repeat(43), redirect_uri: provider.redirectUrl, client_id: provider.client!.client_id }),
+    });
+    expect(bad.status).toBe(400);
+    expect((await rpc(base, INIT)).status).toBe(401);
+    expect((await rpc(base, INIT, { authorization: 'Bearer agk_unknown' })).status).toBe(401);
+    expect((await rpc(base, INIT, { authorization: 'Bearer not-a-token' })).status).toBe(401);
+    const after = await read();
+    // The host's first connect sent no credential, and its call with the removed access token was refused before it
+    // refreshed: one more `missing` and one more `token` than the three sent here.
+    expect(after.map((v, i) => v - before[i])).toEqual([1, 1, 1, 1, 2, 1, 2]);
+    await client.close();
+  });
+
   it('a token of one company never reads another company’s records', async () => {
     const other = await app.ids.company('Other Co');
     const owner = await app.user(other.uuid);

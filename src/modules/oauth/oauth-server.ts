@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/config.js';
 import { Lifecycle } from '../../shared/lifecycle.js';
 import { LOGGER } from '../../shared/logging/logger.js';
+import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { loadKeys, pgAdapter, purgeExpired } from './oauth-store.js';
 
 /** Where the authorization server's endpoints are mounted (and its interaction pages live). */
@@ -38,6 +39,7 @@ export class OAuthServer implements OnModuleInit, OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(OAUTH_TEST_OPTIONS) private readonly testOptions: Partial<Configuration> | null,
     lifecycle: Lifecycle,
+    private readonly metrics: MetricsService,
   ) {
     this.issuer = config.publicOrigin;
     this.resource = config.publicUrl ? `${config.publicUrl.replace(/\/+$/, '')}/api/mcp` : null;
@@ -105,12 +107,19 @@ export class OAuthServer implements OnModuleInit, OnApplicationBootstrap {
     });
     // Endpoint URLs are built from the request's host and scheme: the middleware sets both from PUBLIC_URL.
     provider.proxy = true;
-    const events = ['server_error', 'authorization.error', 'grant.error', 'registration_create.error', 'revocation.error'] as const;
-    for (const event of events) {
-      (provider.on as (e: string, l: (ctx: unknown, err: { message?: string; error_description?: string }) => void) => void)(event, (_ctx, err) =>
-        this.logger.warn({ event, err: err?.message, description: err?.error_description }, 'oauth error'),
-      );
+    const on = provider.on.bind(provider) as (event: string, listener: (ctx: KoaContextWithOIDC, err?: { message?: string; error_description?: string }) => void) => void;
+    const errorEvents = ['server_error', 'authorization.error', 'grant.error', 'registration_create.error', 'revocation.error'] as const;
+    for (const event of errorEvents) {
+      on(event, (_ctx, err) => {
+        this.metrics.oauthErrors.inc({ event });
+        this.logger.warn({ event, err: err?.message, description: err?.error_description }, 'oauth error');
+      });
     }
+    on('registration_create.success', () => this.metrics.oauthClientsRegistered.inc());
+    on('grant.success', (ctx) => {
+      const type = String(ctx.oidc?.params?.grant_type ?? '');
+      this.metrics.oauthTokensIssued.inc({ grant_type: type === 'authorization_code' || type === 'refresh_token' ? type : 'other' });
+    });
     this.provider = provider;
   }
 

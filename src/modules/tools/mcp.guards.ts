@@ -5,6 +5,7 @@ import { AccessTokenResolver, CredentialResolver } from '../../shared/auth/auth-
 import { abortOnClose } from '../../shared/http/client-gone.js';
 import { TokenBuckets } from '../../shared/http/token-bucket.js';
 import { requestContext } from '../../shared/logging/logger.js';
+import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { narrowingOf } from './mcp-endpoint.js';
 import { McpHttpError, RATE_LIMITED_RPC_CODE } from './mcp-errors.js';
 
@@ -21,6 +22,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly credentials: CredentialResolver,
     private readonly tokens: AccessTokenResolver,
+    private readonly metrics: MetricsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -34,6 +36,7 @@ export class ApiKeyGuard implements CanActivate {
         : await this.tokens.resolveAccessToken(credential)
       : null;
     if (!auth) {
+      this.metrics.mcpAuthRejected.inc({ credential: !credential ? 'missing' : credential.startsWith('agk_') ? 'key' : 'token' });
       const metadata = this.tokens.resourceMetadataUrl;
       let challenge = 'Bearer realm="svc"';
       if (metadata) challenge += `, resource_metadata="${metadata}"`;

@@ -144,6 +144,34 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Credentials the tool endpoint turned away (401): none sent, an unknown / revoked key, an invalid OAuth token. */
+  readonly mcpAuthRejected = new Counter({
+    name: 'svc_mcp_auth_rejected_total',
+    help: 'Tool endpoint requests refused for their credential, by kind: missing, key, token',
+    labelNames: ['credential'] as const,
+    registers: [this.registry],
+  });
+
+  readonly oauthClientsRegistered = new Counter({
+    name: 'svc_oauth_clients_registered_total',
+    help: 'OAuth clients registered dynamically',
+    registers: [this.registry],
+  });
+
+  readonly oauthTokensIssued = new Counter({
+    name: 'svc_oauth_tokens_issued_total',
+    help: 'OAuth token endpoint successes by grant type: authorization_code, refresh_token',
+    labelNames: ['grant_type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly oauthErrors = new Counter({
+    name: 'svc_oauth_errors_total',
+    help: "The authorization server's error events by event (authorization.error, grant.error, server_error, ...)",
+    labelNames: ['event'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_process_' });
   }
