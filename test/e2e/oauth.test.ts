@@ -155,9 +155,11 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
       const provider = new MemoryOAuthClient(undefined, 'Unbindable host');
       await expect(newClient().connect(transport(provider))).rejects.toBeInstanceOf(UnauthorizedError);
       const browser = new FormBrowser(base);
+      // The browser gets a page (not the API's JSON) naming the error id the log has.
       await expect(
         browser.authorize(provider.authorizationUrl!.href, { login: { email: alice.email, password: alice.password }, consent: newAgent('developer_agent', 'Unbound dev') }),
-      ).rejects.toThrow(/consent answered 5\d\d/);
+      ).rejects.toThrow(/consent answered 500: <!doctype html>.*Something went wrong.*\(error [0-9a-f-]{36}\)/s);
+      expect(app.logs.some((l) => l.msg === 'unhandled error' && typeof l.errorId === 'string')).toBe(true);
       const clientId = provider.client!.client_id;
       const grants = await app.ds.query(`SELECT id FROM oauth_payload WHERE kind = 'Grant' AND payload->>'clientId' = $1`, [clientId]);
       expect(grants).toEqual([]);
@@ -267,6 +269,9 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
     expect(await bad.text()).toContain('Invalid email or password');
     const foreign = await browser.post(`${page}/login`, { email: alice.email, password: alice.password }, { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(foreign.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(await foreign.text()).toContain('Cross-site request refused');
     // Without PKCE the authorization endpoint refuses (redirecting the error to the client).
     const noPkce = new URL(provider.authorizationUrl!.href);
     noPkce.searchParams.delete('code_challenge');

@@ -60,7 +60,7 @@ export class FormBrowser {
       if (!action) throw new Error(`no form on ${url.pathname}: ${html.slice(0, 300)}`);
       const form = action.endsWith('/login') ? (steps.login ?? {}) : steps.consent(html);
       const answer = await this.post(action, form);
-      if (answer.status !== 303 && answer.status !== 302) throw new Error(`${action} answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`);
+      if (answer.status !== 303 && answer.status !== 302) throw new Error(`${action} answered ${answer.status}: ${(await answer.text()).slice(0, 4000)}`);
       location = answer.headers.get('location');
     }
     throw new Error(`the flow did not reach the client (last location ${location})`);

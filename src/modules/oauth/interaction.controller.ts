@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Injectable, Param, Post, Req, Res, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Body, Catch, Controller, Get, Inject, Injectable, Param, Post, Req, Res, UseFilters, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { InteractionResults } from 'oidc-provider';
@@ -6,7 +6,8 @@ import type { Logger } from 'pino';
 import { AppConfig } from '../../config/config.js';
 import { CredentialResolver } from '../../shared/auth/auth-context.js';
 import { Public } from '../../shared/auth/decorators.js';
-import { AppError } from '../../shared/errors/app-error.js';
+import { AppError, ForbiddenError } from '../../shared/errors/app-error.js';
+import { HttpExceptionFilter } from '../../shared/errors/http-exception.filter.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { readCookie, SESSION_COOKIE } from '../../shared/http/cookies.js';
 import { originAllowed } from '../../shared/http/origin.js';
@@ -36,11 +37,36 @@ export class InteractionOriginGuard implements CanActivate {
   canActivate(ctx: ExecutionContext): boolean {
     const req = ctx.switchToHttp().getRequest<Request>();
     if (originAllowed(req, this.config.publicOrigin, this.config.corsOrigins)) return true;
-    const res = ctx.switchToHttp().getResponse<Response>();
-    res.status(403).setHeader('Content-Security-Policy', PAGE_CSP);
-    res.setHeader('Referrer-Policy', PAGE_REFERRER_POLICY);
-    res.type('html').send(messagePage('Refused', 'Cross-site request refused'));
-    return false;
+    throw new ForbiddenError('Cross-site request refused'); // a page, by the controller's InteractionPageFilter
+  }
+}
+
+/** The pages' answer: their own policy headers, never cached. */
+function sendPage(res: Response, status: number, body: string): void {
+  res.status(status).setHeader('Content-Security-Policy', PAGE_CSP);
+  res.setHeader('Referrer-Policy', PAGE_REFERRER_POLICY);
+  res.setHeader('Cache-Control', 'no-store');
+  res.type('html').send(body);
+}
+
+/**
+ * The pages' errors as pages: a browser in the middle of a sign-in gets HTML, not the API's JSON envelope. The
+ * classification and logging are the app-wide filter's (a lost database is 503, anything unknown 500 with a logged
+ * `errorId`, which the page shows so a user can quote it).
+ */
+@Catch()
+export class InteractionPageFilter extends HttpExceptionFilter {
+  protected override send(res: Response, status: number, error: { code: string; message: string; errorId?: unknown }): void {
+    const body =
+      status >= 500
+        ? messagePage(
+            status === 503 ? 'Service unavailable' : 'Something went wrong',
+            status === 503
+              ? 'The service cannot finish this step right now. Wait a moment, then start again from your app.'
+              : `The service could not finish this step (error ${String(error.errorId ?? 'unknown')}). Start again from your app.`,
+          )
+        : messagePage('Request refused', error.message);
+    sendPage(res, status, body);
   }
 }
 
@@ -53,6 +79,7 @@ type Form = Record<string, string | undefined>;
  */
 @Controller('oauth/interaction')
 @Public()
+@UseFilters(InteractionPageFilter)
 @ApiTags('oauth')
 export class InteractionController {
   constructor(
@@ -193,10 +220,7 @@ export class InteractionController {
   }
 
   private html(res: Response, status: number, body: string): void {
-    res.status(status).setHeader('Content-Security-Policy', PAGE_CSP);
-    res.setHeader('Referrer-Policy', PAGE_REFERRER_POLICY);
-    res.setHeader('Cache-Control', 'no-store');
-    res.type('html').send(body);
+    sendPage(res, status, body);
   }
 
   /** An expired or unknown interaction (or any provider refusal) is a plain page, never a 500. */

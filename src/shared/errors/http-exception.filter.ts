@@ -50,8 +50,12 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     const { code, message, extra, headers } = this.classify(exception, req);
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-    const status = HTTP_STATUS[code];
-    res.status(status).json({ success: false, error: { code, message, ...extra } });
+    this.send(res, HTTP_STATUS[code], { code, message, ...extra });
+  }
+
+  /** Writes the classified error; a filter for pages (HTML) overrides this, keeping the classification and logging. */
+  protected send(res: Response, status: number, error: { code: ErrorCode; message: string; errorId?: unknown }): void {
+    res.status(status).json({ success: false, error });
   }
 
   private classify(
