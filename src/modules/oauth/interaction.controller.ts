@@ -103,10 +103,10 @@ export class InteractionController {
           await provider.interactionFinished(req, res, { login: { accountId: session.context.user.uuid } }, { mergeWithLastSubmission: false });
           return;
         }
-        this.html(res, 200, loginPage(uid, await this.clientName(String(details.params.client_id)), null));
+        sendPage(res, 200, loginPage(uid, await this.clientName(String(details.params.client_id)), null));
         return;
       }
-      this.html(res, 200, await this.consent(uid, details, null));
+      sendPage(res, 200, await this.consent(uid, details, null));
     });
   }
 
@@ -123,7 +123,7 @@ export class InteractionController {
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         const status = err.code === 'RATE_LIMITED' ? 429 : 401;
-        this.html(res, status, loginPage(uid, await this.clientName(String(details.params.client_id)), err.message, email));
+        sendPage(res, status, loginPage(uid, await this.clientName(String(details.params.client_id)), err.message, email));
       }
     });
   }
@@ -136,7 +136,7 @@ export class InteractionController {
       const details = await provider.interactionDetails(req, res);
       const userUuid = details.session?.accountId;
       if (details.prompt.name !== 'consent' || !userUuid) {
-        this.html(res, 400, messagePage('Sign in first', 'This step needs a signed-in user; start again from your app.'));
+        sendPage(res, 400, messagePage('Sign in first', 'This step needs a signed-in user; start again from your app.'));
         return;
       }
       const user = await this.grants.userOf(userUuid);
@@ -150,7 +150,7 @@ export class InteractionController {
         }
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        this.html(res, 400, await this.consent(uid, details, err.message));
+        sendPage(res, 400, await this.consent(uid, details, err.message));
         return;
       }
       const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
@@ -219,10 +219,6 @@ export class InteractionController {
     return (client?.clientName as string | undefined) ?? clientId;
   }
 
-  private html(res: Response, status: number, body: string): void {
-    sendPage(res, status, body);
-  }
-
   /** An expired or unknown interaction (or any provider refusal) is a plain page, never a 500. */
   private async run(res: Response, work: () => Promise<void>): Promise<void> {
     try {
@@ -231,7 +227,7 @@ export class InteractionController {
       if (res.headersSent) return;
       const status = (err as { statusCode?: number }).statusCode;
       if (status && status < 500) {
-        this.html(res, status, messagePage('Sign-in expired', 'This sign-in has expired or is unknown. Start again from your app.'));
+        sendPage(res, status, messagePage('Sign-in expired', 'This sign-in has expired or is unknown. Start again from your app.'));
         return;
       }
       throw err;
