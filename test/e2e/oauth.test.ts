@@ -267,6 +267,10 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
     const bad = await browser.post(`${page}/login`, { email: alice.email, password: 'wrong' });
     expect(bad.status).toBe(401);
     expect(await bad.text()).toContain('Invalid email or password');
+    // An unknown or expired interaction is the library's refusal: a page saying so, with its 4xx status.
+    const gone = await new FormBrowser(base).go(`${base}/oauth/interaction/no-such-interaction`);
+    expect([gone.status, gone.headers.get('content-type')]).toEqual([400, expect.stringMatching(/^text\/html/)]);
+    expect(await gone.text()).toContain('This sign-in has expired or is unknown');
     const foreign = await browser.post(`${page}/login`, { email: alice.email, password: alice.password }, { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
     expect(foreign.headers.get('content-type')).toMatch(/^text\/html/);

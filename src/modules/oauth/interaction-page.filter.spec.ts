@@ -43,6 +43,19 @@ describe('InteractionPageFilter: the sign-in and consent pages answer errors as 
     expect(sent.headers['Cache-Control']).toBe('no-store');
   });
 
+  it("the authorization server's own refusal (an OAuth error code, a 4xx statusCode) is the expired sign-in page", () => {
+    const { sent, logger } = answer(Object.assign(new Error('invalid_request'), { error: 'invalid_request', statusCode: 400 }));
+    expect([sent.status, sent.type]).toEqual([400, 'html']);
+    expect(sent.body).toContain('This sign-in has expired or is unknown');
+    expect(logger.error).not.toHaveBeenCalled();
+  });
+
+  it('a 4xx error that is not the authorization server\'s keeps the app-wide classification', () => {
+    const { sent } = answer(Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413, statusCode: 413 }));
+    expect([sent.status, sent.type]).toEqual([413, 'html']);
+    expect(sent.body).toContain('Request body exceeds 1 MiB');
+  });
+
   it('a lost database is a 503 page with Retry-After', () => {
     const { sent, logger } = answer(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
     expect([sent.status, sent.type, sent.headers['Retry-After']]).toEqual([503, 'html', '5']);

@@ -1,4 +1,4 @@
-import { Body, Catch, Controller, Get, Inject, Injectable, Param, Post, Req, Res, UseFilters, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Body, Catch, Controller, Get, Inject, Injectable, Param, Post, Req, Res, UseFilters, UseGuards, type ArgumentsHost, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { InteractionResults } from 'oidc-provider';
@@ -56,6 +56,19 @@ function sendPage(res: Response, status: number, body: string): void {
  */
 @Catch()
 export class InteractionPageFilter extends HttpExceptionFilter {
+  override catch(exception: unknown, host: ArgumentsHost): void {
+    // oidc-provider's own refusals (an expired or unknown interaction, a session gone): its errors carry an OAuth
+    // `error` code and a 4xx `statusCode` (the library is loaded lazily, so no instanceof on its error classes).
+    const provider = exception as { error?: unknown; statusCode?: unknown } | null;
+    const status = typeof provider?.error === 'string' ? provider.statusCode : undefined;
+    const res = host.switchToHttp().getResponse<Response>();
+    if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent) {
+      sendPage(res, status, messagePage('Sign-in expired', 'This sign-in has expired or is unknown. Start again from your app.'));
+      return;
+    }
+    super.catch(exception, host);
+  }
+
   protected override send(res: Response, status: number, error: { code: string; message: string; errorId?: unknown }): void {
     const body =
       status >= 500
@@ -93,102 +106,94 @@ export class InteractionController {
 
   @Get(':uid')
   async show(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.run(res, async () => {
-      const provider = this.provider();
-      const details = await provider.interactionDetails(req, res);
-      if (details.prompt.name === 'login') {
-        const token = readCookie(req.headers.cookie, SESSION_COOKIE);
-        const session = token ? await this.credentials.resolveSession(token) : null;
-        if (session?.context.user) {
-          await provider.interactionFinished(req, res, { login: { accountId: session.context.user.uuid } }, { mergeWithLastSubmission: false });
-          return;
-        }
-        sendPage(res, 200, loginPage(uid, await this.clientName(String(details.params.client_id)), null));
+    const provider = this.provider();
+    const details = await provider.interactionDetails(req, res);
+    if (details.prompt.name === 'login') {
+      const token = readCookie(req.headers.cookie, SESSION_COOKIE);
+      const session = token ? await this.credentials.resolveSession(token) : null;
+      if (session?.context.user) {
+        await provider.interactionFinished(req, res, { login: { accountId: session.context.user.uuid } }, { mergeWithLastSubmission: false });
         return;
       }
-      sendPage(res, 200, await this.consent(uid, details, null));
-    });
+      sendPage(res, 200, loginPage(uid, await this.clientName(String(details.params.client_id)), null));
+      return;
+    }
+    sendPage(res, 200, await this.consent(uid, details, null));
   }
 
   @Post(':uid/login')
   @UseGuards(InteractionOriginGuard)
   async login(@Param('uid') uid: string, @Body() body: Form, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.run(res, async () => {
-      const provider = this.provider();
-      const details = await provider.interactionDetails(req, res);
-      const email = String(body?.email ?? '');
-      try {
-        const user = await this.auth.verifyCredentials(email, String(body?.password ?? ''));
-        await provider.interactionFinished(req, res, { login: { accountId: user.uuid } }, { mergeWithLastSubmission: false });
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        const status = err.code === 'RATE_LIMITED' ? 429 : 401;
-        sendPage(res, status, loginPage(uid, await this.clientName(String(details.params.client_id)), err.message, email));
-      }
-    });
+    const provider = this.provider();
+    const details = await provider.interactionDetails(req, res);
+    const email = String(body?.email ?? '');
+    try {
+      const user = await this.auth.verifyCredentials(email, String(body?.password ?? ''));
+      await provider.interactionFinished(req, res, { login: { accountId: user.uuid } }, { mergeWithLastSubmission: false });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const status = err.code === 'RATE_LIMITED' ? 429 : 401;
+      sendPage(res, status, loginPage(uid, await this.clientName(String(details.params.client_id)), err.message, email));
+    }
   }
 
   @Post(':uid/consent')
   @UseGuards(InteractionOriginGuard)
   async approve(@Param('uid') uid: string, @Body() body: Form, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.run(res, async () => {
-      const provider = this.provider();
-      const details = await provider.interactionDetails(req, res);
-      const userUuid = details.session?.accountId;
-      if (details.prompt.name !== 'consent' || !userUuid) {
-        sendPage(res, 400, messagePage('Sign in first', 'This step needs a signed-in user; start again from your app.'));
-        return;
+    const provider = this.provider();
+    const details = await provider.interactionDetails(req, res);
+    const userUuid = details.session?.accountId;
+    if (details.prompt.name !== 'consent' || !userUuid) {
+      sendPage(res, 400, messagePage('Sign in first', 'This step needs a signed-in user; start again from your app.'));
+      return;
+    }
+    const user = await this.grants.userOf(userUuid);
+    let agentUuid = String(body?.agent ?? '');
+    try {
+      if (agentUuid === 'new') {
+        const created = await this.agents.create({ companyUuid: user.companyUuid, userUuid }, userUuid, { name: String(body?.name ?? ''), preset: String(body?.preset ?? '') });
+        agentUuid = created.uuid;
+      } else if (!(await this.ownAgents(user.companyUuid, userUuid)).some((a) => a.uuid === agentUuid)) {
+        throw new AppError('VALIDATION_ERROR', 'Pick one of your agents, or create one');
       }
-      const user = await this.grants.userOf(userUuid);
-      let agentUuid = String(body?.agent ?? '');
-      try {
-        if (agentUuid === 'new') {
-          const created = await this.agents.create({ companyUuid: user.companyUuid, userUuid }, userUuid, { name: String(body?.name ?? ''), preset: String(body?.preset ?? '') });
-          agentUuid = created.uuid;
-        } else if (!(await this.ownAgents(user.companyUuid, userUuid)).some((a) => a.uuid === agentUuid)) {
-          throw new AppError('VALIDATION_ERROR', 'Pick one of your agents, or create one');
-        }
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        sendPage(res, 400, await this.consent(uid, details, err.message));
-        return;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      sendPage(res, 400, await this.consent(uid, details, err.message));
+      return;
+    }
+    const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+    const grant = existing ?? new provider.Grant({ accountId: userUuid, clientId: String(details.params.client_id) });
+    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    const grantId = await grant.save();
+    try {
+      await this.grants.bind({
+        grantId,
+        companyUuid: user.companyUuid,
+        agentUuid,
+        userUuid,
+        clientId: String(details.params.client_id),
+        clientName: await this.clientName(String(details.params.client_id)),
+        redirectHost: hostOf(String(details.params.redirect_uri ?? '')),
+      });
+    } catch (err) {
+      // A grant with no agent can never be used (tokens of it are refused) and would sit in the store for its year
+      // of TTL: take back the one this consent created. A re-consent's grant keeps its earlier binding.
+      if (!existing) {
+        await grant.destroy().catch((e: unknown) => this.logger.warn({ err: e, grantId }, 'oauth: could not remove a grant left unbound'));
       }
-      const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
-      const grant = existing ?? new provider.Grant({ accountId: userUuid, clientId: String(details.params.client_id) });
-      const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
-      if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-      if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-      for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
-      const grantId = await grant.save();
-      try {
-        await this.grants.bind({
-          grantId,
-          companyUuid: user.companyUuid,
-          agentUuid,
-          userUuid,
-          clientId: String(details.params.client_id),
-          clientName: await this.clientName(String(details.params.client_id)),
-          redirectHost: hostOf(String(details.params.redirect_uri ?? '')),
-        });
-      } catch (err) {
-        // A grant with no agent can never be used (tokens of it are refused) and would sit in the store for its year
-        // of TTL: take back the one this consent created. A re-consent's grant keeps its earlier binding.
-        if (!existing) {
-          await grant.destroy().catch((e: unknown) => this.logger.warn({ err: e, grantId }, 'oauth: could not remove a grant left unbound'));
-        }
-        throw err;
-      }
-      const result: InteractionResults = { consent: { grantId } };
-      await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: true });
-    });
+      throw err;
+    }
+    const result: InteractionResults = { consent: { grantId } };
+    await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: true });
   }
 
   @Post(':uid/abort')
   @UseGuards(InteractionOriginGuard)
   async abort(@Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.run(res, async () => {
-      await this.provider().interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied the request' }, { mergeWithLastSubmission: false });
-    });
+    await this.provider().interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied the request' }, { mergeWithLastSubmission: false });
   }
 
   private provider() {
@@ -219,20 +224,6 @@ export class InteractionController {
     return (client?.clientName as string | undefined) ?? clientId;
   }
 
-  /** An expired or unknown interaction (or any provider refusal) is a plain page, never a 500. */
-  private async run(res: Response, work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-    } catch (err) {
-      if (res.headersSent) return;
-      const status = (err as { statusCode?: number }).statusCode;
-      if (status && status < 500) {
-        sendPage(res, status, messagePage('Sign-in expired', 'This sign-in has expired or is unknown. Start again from your app.'));
-        return;
-      }
-      throw err;
-    }
-  }
 }
 
 function hostOf(uri: string): string {
