@@ -20,6 +20,8 @@ export class AppConfig {
   sseRetryMs: number;
   /** Open streams per user per instance. */
   sseMaxStreamsPerUser: number;
+  /** A stream (or a subscriber set of the fan-out) this far behind gets `reset` instead of a longer queue. */
+  sseLagMs: number;
   /** Minimum age and minimum count of frames kept per key in the resume log (both hold). */
   streamLogRetentionMs: number;
   streamLogRetentionCount: number;
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.sseHeartbeatMs = integer(env, 'SSE_HEARTBEAT_MS', 30000, 10, 3_600_000);
   config.sseRetryMs = integer(env, 'SSE_RETRY_MS', 3000, 100, 600_000);
   config.sseMaxStreamsPerUser = integer(env, 'SSE_MAX_STREAMS_PER_USER', 64, 1, 100_000);
+  config.sseLagMs = integer(env, 'SSE_LAG_MS', 30000, 100, 3_600_000);
   [config.streamLogRetentionMs, config.streamLogRetentionCount] = retention(env, 'STREAM_LOG_RETENTION');
   config.dbStatementTimeoutMs = integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000);
   config.requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 8000, 100, 3_600_000);

@@ -196,6 +196,13 @@ export class AuthService extends CredentialResolver {
     return agentAuthContext(row, { via: 'api_key', apiKeyUuid: row.key_uuid });
   }
 
+  /** Which of these sessions still exist and have not expired (the streams re-check theirs at every heartbeat). */
+  async liveSessions(sessionUuids: readonly string[]): Promise<Set<string>> {
+    if (!sessionUuids.length) return new Set();
+    const rows: Array<{ uuid: string }> = await this.db.query(`SELECT uuid FROM user_session WHERE uuid = ANY($1::uuid[]) AND expires_at > now()`, [sessionUuids]);
+    return new Set(rows.map((r) => r.uuid));
+  }
+
   /** Removes expired sessions; called periodically. */
   async purgeExpiredSessions(): Promise<number> {
     const res: [unknown, number] = await this.db.query(`DELETE FROM user_session WHERE expires_at <= now()`);

@@ -97,6 +97,8 @@ export interface PositionedFrame {
   to: Ref;
   frame: NotificationFrame;
   position: string;
+  /** The frame's JSON as logged (sent to the streams as it is). */
+  data: string;
 }
 
 /**
@@ -119,12 +121,9 @@ export async function recordFrames(
   em: EntityManager,
   frames: ReadonlyArray<{ to: Ref; frame: NotificationFrame; n: number }>,
 ): Promise<PositionedFrame[]> {
-  const positions = await log.record(
-    em,
-    'n',
-    frames.map((f) => ({ key: recipientKey(f.to.type, f.to.uuid), n: f.n, projectUuid: null, payload: JSON.stringify(f.frame) })),
-  );
-  return frames.map((f, i) => ({ to: f.to, frame: f.frame, position: positions[i] }));
+  const entries = frames.map((f) => ({ key: recipientKey(f.to.type, f.to.uuid), n: f.n, projectUuid: null, payload: JSON.stringify(f.frame) }));
+  const positions = await log.record(em, 'n', entries);
+  return frames.map((f, i) => ({ to: f.to, frame: f.frame, position: positions[i], data: entries[i].payload }));
 }
 
 /**
@@ -132,8 +131,8 @@ export async function recordFrames(
  * agents' frames reach the waits of their inbox (and no socket).
  */
 export function publishFrames(bus: EventBus, metrics: MetricsService, frames: readonly PositionedFrame[]): void {
-  for (const { to, frame, position } of frames) {
-    bus.publish('notification', { recipientType: to.type, recipientUuid: to.uuid, frame }, position);
+  for (const { to, frame, position, data } of frames) {
+    bus.publish('notification', { recipientType: to.type, recipientUuid: to.uuid, frame }, position, data);
     metrics.eventsPublished.inc({ kind: 'notification' });
   }
 }

@@ -1,34 +1,32 @@
-import type { MessageEvent } from '@nestjs/common';
 import type { StreamName } from '../../shared/stream-log/position.js';
+import type { PositionedEvent } from './frames.js';
 
-/** A data frame at its position: written as `id:` + `data:`; `n` and `project` stay on the object for the service. */
-export interface PositionedEvent extends MessageEvent {
-  readonly id: string;
-  readonly data: string;
-  readonly n: number;
-  /** The change's project (change stream), null for notification frames. */
-  readonly project: string | null;
-}
-
-/** How long an out-of-order frame waits for the missing positions before the log is read (platform.md §7). */
+/** How long an out-of-order frame waits for the missing positions before the log is read (docs/sse.md). */
 export const GAP_WAIT_MS = 50;
 /** Wait before a repair that failed (database unreachable) is tried again. */
 export const REPAIR_RETRY_MS = 1000;
 /** Frames kept in memory per key (contiguous, ending at the delivered position), so most resumes read no log. */
 export const RECENT_MAX = 4096;
 
-export interface KeyStateHost {
-  /** Delivers a frame, in order, to the key's feeds. */
-  emit(state: KeyState, frame: PositionedEvent): void;
-  /** The key's frames `after < n <= upTo` could not all be read (pruned): its streams get `reset`. */
-  reset(state: KeyState, head: number, detail: { delivered: number; reason: string }): void;
-  /** Reads the log for a repair: at most `readLimit` frames `after < n <= upTo`, oldest first. */
-  repairRead(state: KeyState, after: number, upTo: number): Promise<PositionedEvent[]>;
-  readonly readLimit: number;
+/** Where a key reads what it missed: the stream log, scoped to the key by the sequencer. */
+export interface KeyLogReader {
+  /** At most `limit` frames `after < n <= upTo`, oldest first. */
+  read(after: number, upTo: number): Promise<PositionedEvent[]>;
   /** The key's current head in the log. */
-  head(state: KeyState): Promise<number>;
-  repaired(state: KeyState, frames: number): void;
-  failed(state: KeyState, err: unknown): void;
+  head(): Promise<number>;
+  readonly limit: number;
+}
+
+/** What a key reports, in order. */
+export interface KeyListener {
+  /** The next frame, in position order, exactly once. */
+  frame(frame: PositionedEvent): void;
+  /** Positions up to `head` could not all be read (pruned): the key's streams get `reset`. */
+  lost(head: number, detail: { delivered: number; reason: string }): void;
+  /** A repair delivered `frames` frames from the log. */
+  repaired(frames: number): void;
+  /** A repair failed (the database did not answer); it is retried. */
+  repairFailed(err: unknown): void;
 }
 
 /**
@@ -56,7 +54,8 @@ export class KeyState {
   constructor(
     readonly stream: StreamName,
     readonly key: string,
-    private readonly host: KeyStateHost,
+    private readonly log: KeyLogReader,
+    private readonly listener: KeyListener,
   ) {
     this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
   }
@@ -128,14 +127,14 @@ export class KeyState {
     const delivered = this.delivered;
     this.recent = [];
     this.delivered = head;
-    this.host.reset(this, head, { delivered, reason });
+    this.listener.lost(head, { delivered, reason });
   }
 
   private deliver(frame: PositionedEvent): void {
     this.delivered = frame.n;
     this.recent.push(frame);
     if (this.recent.length > RECENT_MAX) this.recent.splice(0, this.recent.length - RECENT_MAX);
-    this.host.emit(this, frame);
+    this.listener.frame(frame);
   }
 
   /** Delivers every pending frame that is next in line; a remaining hole starts the gap timer. True if any. */
@@ -175,7 +174,7 @@ export class KeyState {
       for (let round = 0; ; round++) {
         let got = 0;
         while (target > this.delivered) {
-          const frames = await this.host.repairRead(this, this.delivered, target);
+          const frames = await this.log.read(this.delivered, target);
           if (this.dropped) return;
           for (const f of frames) {
             if (f.n <= this.delivered) continue;
@@ -185,16 +184,16 @@ export class KeyState {
             this.deliver(f);
             got++;
           }
-          if (frames.length < this.host.readLimit) break;
+          if (frames.length < this.log.limit) break;
         }
-        if (got) this.host.repaired(this, got);
+        if (got) this.listener.repaired(got);
         for (const n of [...this.pending.keys()]) if (n <= this.delivered) this.pending.delete(n);
         const stuck = this.pending.size > 0 && !this.pending.has(this.delivered + 1);
         if ((target > this.delivered || stuck) && round < 3) {
           // The log lacks positions someone announced: read the head. Waiting frames above it never committed (a
           // forged or foreign message); below it, read again up to it (rows committed since the last read, or the
           // bottom was pruned — then the read starts higher and resets); still nothing after that: lost.
-          const head = await this.host.head(this);
+          const head = await this.log.head();
           if (this.dropped) return;
           for (const n of [...this.pending.keys()]) if (n > head) this.pending.delete(n);
           if (head > this.delivered) {
@@ -210,7 +209,7 @@ export class KeyState {
         round = -1;
       }
     } catch (err) {
-      this.host.failed(this, err);
+      this.listener.repairFailed(err);
       // The database is unreachable: try again in a while (frames keep waiting in order meanwhile).
       if (!this.dropped && !this.gapTimer) {
         this.gapTimer = setTimeout(() => {

@@ -1,46 +1,78 @@
 import type { ServerResponse } from 'node:http';
-import { Controller, Query, Req, Sse, UseGuards, type MessageEvent } from '@nestjs/common';
+import { Controller, Inject, Query, Req, Sse, UseGuards, type MessageEvent } from '@nestjs/common';
 import type { Request } from 'express';
+import type { Logger } from 'pino';
 import type { Observable } from 'rxjs';
+import { AppConfig } from '../../config/config.js';
 import type { AuthContext } from '../../shared/auth/auth-context.js';
 import { CurrentAuth, SseAuth } from '../../shared/auth/decorators.js';
-import { ProjectFilterPipe } from './project-filter.pipe.js';
+import { LOGGER } from '../../shared/logging/logger.js';
+import { MetricsService } from '../../shared/metrics/metrics.service.js';
+import type { StreamKind } from './feed-hub.js';
+import { BatchFlagPipe, ProjectFilterPipe } from './stream-query.pipes.js';
 import { StreamLimitGuard } from './stream-limit.guard.js';
+import { sseFlow } from './sse-flow.operator.js';
 import { MAX_UNSENT_BYTES, StreamService, type StreamRequest } from './stream.service.js';
 
 /** Longest `Last-Event-ID` looked at; a longer one is malformed (answered with `reset`). */
 const MAX_EVENT_ID = 64;
 
 /**
- * The two SSE streams (platform.md §6.2). Each returns the Observable of its frames; Nest's `@Sse` pipeline writes
- * them (headers, `: comment`, `id:`/`retry:`/`event:`/`data:` blocks, the slow-client cut) and unsubscribes when the
- * client leaves. The stream limit guard runs after authentication.
+ * The two SSE streams (docs/sse.md). Each returns the Observable of its frames; Nest's `@Sse` pipeline writes them
+ * (headers, `: comment`, `id:`/`retry:`/`event:`/`data:` blocks, the slow-client cut) and unsubscribes when the
+ * client leaves. The response stays here: `sseFlow` joins a turn's writes and bounds a stream that stops reading.
+ * The stream limit guard runs after authentication.
  */
 @Controller('api/events')
 @SseAuth()
 @UseGuards(StreamLimitGuard)
 export class RealtimeController {
-  constructor(private readonly streams: StreamService) {}
+  constructor(
+    private readonly streams: StreamService,
+    private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   @Sse('', { maxPendingDataLength: MAX_UNSENT_BYTES })
-  changes(@CurrentAuth() auth: AuthContext, @Query('projectUuid', ProjectFilterPipe) project: string | null, @Req() req: Request): Observable<MessageEvent> {
-    return this.streams.changes(auth.actor.companyUuid, project, streamRequest(auth, req));
+  changes(
+    @CurrentAuth() auth: AuthContext,
+    @Query('projectUuid', ProjectFilterPipe) project: string | null,
+    @Query('batch', BatchFlagPipe) batch: boolean,
+    @Req() req: Request,
+  ): Observable<MessageEvent> {
+    const res = req.res as ServerResponse;
+    return this.streams.changes(auth.actor.companyUuid, project, streamRequest(auth, req, batch, res)).pipe(this.flow('changes', res));
   }
 
   @Sse('notifications', { maxPendingDataLength: MAX_UNSENT_BYTES })
-  notifications(@CurrentAuth() auth: AuthContext, @Req() req: Request): Observable<MessageEvent> {
-    return this.streams.notifications(auth.actor.type, auth.actor.uuid, streamRequest(auth, req));
+  notifications(@CurrentAuth() auth: AuthContext, @Query('batch', BatchFlagPipe) batch: boolean, @Req() req: Request): Observable<MessageEvent> {
+    const res = req.res as ServerResponse;
+    return this.streams.notifications(auth.actor.type, auth.actor.uuid, streamRequest(auth, req, batch, res)).pipe(this.flow('notifications', res));
+  }
+
+  private flow(stream: StreamKind, res: ServerResponse) {
+    return sseFlow(res, {
+      lagMs: this.config.sseLagMs,
+      maxSkippedChars: MAX_UNSENT_BYTES,
+      onLag: (first) => {
+        this.metrics.sseResets.inc({ stream, reason: 'lagging' });
+        if (first) this.logger.warn({ stream, lagMs: this.config.sseLagMs }, 'a stream stopped reading for longer than SSE_LAG_MS; it got reset and continues live');
+      },
+    });
   }
 }
 
 /** The resume position: the `Last-Event-ID` header (what a reconnecting EventSource sends) wins over `?lastEventId=`. */
-function streamRequest(auth: AuthContext, req: Request): StreamRequest {
+function streamRequest(auth: AuthContext, req: Request, batch: boolean, res: ServerResponse): StreamRequest {
   const header = req.headers['last-event-id'];
   const query = req.query.lastEventId;
   const given = typeof header === 'string' && header.trim() !== '' ? header.trim() : typeof query === 'string' && query.trim() !== '' ? query.trim() : null;
   return {
     sessionUuid: auth.sessionUuid ?? null,
     lastEventId: given === null ? null : given.length > MAX_EVENT_ID ? '-' : given,
-    res: req.res as ServerResponse,
+    batch,
+    // A response destroyed with bytes still unsent is the pipeline's (or sseFlow's) cut of a client that did not read.
+    endedBy: () => (res.destroyed && !res.writableFinished && res.writableLength > 0 ? 'slow_client' : null),
   };
 }

@@ -2,17 +2,17 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/config.js';
 import { PlainTextError } from '../../shared/errors/plain-text-error.js';
-import { StreamService } from './stream.service.js';
+import { StreamConnections } from './stream-connections.js';
 
 /**
- * At most SSE_MAX_STREAMS_PER_USER open streams per user on this instance (platform.md §6.2): a slot is taken here,
+ * At most SSE_MAX_STREAMS_PER_USER open streams per user on this instance (docs/sse.md): a slot is taken here,
  * after authentication, and given back when the response closes, however the stream ends. One more answers 429
  * `text/plain` with `Retry-After` (the base reconnect delay).
  */
 @Injectable()
 export class StreamLimitGuard implements CanActivate {
   constructor(
-    private readonly streams: StreamService,
+    private readonly connections: StreamConnections,
     private readonly config: AppConfig,
   ) {}
 
@@ -21,10 +21,10 @@ export class StreamLimitGuard implements CanActivate {
     const res = ctx.switchToHttp().getResponse<Response>();
     const user = req.auth?.actor.uuid;
     if (!user) return true;
-    if (!this.streams.reserve(user)) {
+    if (!this.connections.reserve(user)) {
       throw new PlainTextError(429, 'Too many streams', { 'Retry-After': String(Math.ceil(this.config.sseRetryMs / 1000)) });
     }
-    res.once('close', () => this.streams.release(user));
+    res.once('close', () => this.connections.release(user));
     return true;
   }
 }

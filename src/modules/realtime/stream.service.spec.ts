@@ -1,29 +1,18 @@
 import { jest } from '@jest/globals';
-import type { ServerResponse } from 'node:http';
 import type { MessageEvent } from '@nestjs/common';
 import { pino } from 'pino';
-import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config.js';
 import { changeJson, type RealtimeEvent } from '../../shared/event-bus/events.js';
 import { Lifecycle } from '../../shared/lifecycle.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import type { LoggedFrame, StreamLog, StreamName } from '../../shared/stream-log/stream-log.js';
+import type { AuthService } from '../identity/index.js';
+import { FeedHub } from './feed-hub.js';
+import type { BatchEvent, PositionedEvent } from './frames.js';
+import { PositionSequencer } from './position-sequencer.js';
+import { StreamConnections } from './stream-connections.js';
+import { StreamReplayer } from './stream-replayer.js';
 import { StreamService } from './stream.service.js';
-
-/** Just what the service touches on a response: cork/uncork, and the fields read at teardown. */
-class FakeResponse {
-  corks = 0;
-  uncorks = 0;
-  destroyed = false;
-  writableFinished = false;
-  writableLength = 0;
-  cork(): void {
-    this.corks++;
-  }
-  uncork(): void {
-    this.uncorks++;
-  }
-}
 
 /** The stream log in memory: one company key, counting its reads. */
 class FakeLog {
@@ -60,24 +49,34 @@ const settle = async (ms = 0): Promise<void> => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 };
 
-function setup(heartbeatMs = 60_000) {
+function setup(heartbeatMs = 60_000, lagMs = 30_000) {
   const lifecycle = new Lifecycle();
   const log = new FakeLog();
-  const config = { sseHeartbeatMs: heartbeatMs, sseRetryMs: 3000, sseMaxStreamsPerUser: 64 } as unknown as AppConfig;
-  const service = new StreamService(config, lifecycle, new MetricsService(), log as unknown as StreamLog, {} as DataSource, pino({ level: 'silent' }));
-  const open = (opts: { project?: string | null; lastEventId?: string | null; session?: string } = {}) => {
-    const res = new FakeResponse();
+  const config = { sseHeartbeatMs: heartbeatMs, sseRetryMs: 3000, sseMaxStreamsPerUser: 64, sseLagMs: lagMs } as unknown as AppConfig;
+  const metrics = new MetricsService();
+  const logger = pino({ level: 'silent' });
+  const alive = new Set<string>();
+  const auth = { liveSessions: async (ids: readonly string[]) => new Set(ids.filter((id) => alive.has(id))) } as unknown as AuthService;
+  const connections = new StreamConnections(config, metrics, auth);
+  const hub = new FeedHub(config, metrics, logger);
+  const sequencer = new PositionSequencer(log as unknown as StreamLog, hub, metrics, logger);
+  const replayer = new StreamReplayer(sequencer, logger);
+  const service = new StreamService(config, lifecycle, metrics, logger, connections, hub, sequencer, replayer);
+  const open = (opts: { project?: string | null; lastEventId?: string | null; session?: string; batch?: boolean } = {}) => {
     const got: MessageEvent[] = [];
     let completed = false;
+    if (opts.session) alive.add(opts.session);
     const sub = service
-      .changes(company, opts.project ?? null, { sessionUuid: opts.session ?? null, lastEventId: opts.lastEventId ?? null, res: res as unknown as ServerResponse })
+      .changes(company, opts.project ?? null, { sessionUuid: opts.session ?? null, lastEventId: opts.lastEventId ?? null, batch: opts.batch ?? false })
       .subscribe({ next: (m) => got.push(m), complete: () => (completed = true) });
-    const data = () => got.filter((m) => m.data !== undefined && m.type === undefined).map((m) => ({ id: m.id, e: JSON.parse(m.data as string) as RealtimeEvent }));
-    return { res, got, sub, data, completed: () => completed };
+    /** Every data frame received, batches unpacked, in order. */
+    const data = () =>
+      got.flatMap((m) => (m.type === 'batch' ? (m as BatchEvent).frames : m.data !== undefined && m.type === undefined ? [m as PositionedEvent] : [])).map((m) => ({ id: m.id, e: JSON.parse(m.data) as RealtimeEvent }));
+    return { got, sub, data, completed: () => completed };
   };
-  /** Commits and publishes locally, as the transaction runner does. */
-  const publish = (e: RealtimeEvent, position = log.commit(e)) => service.onChange(e, { relayed: false, position });
-  return { service, lifecycle, open, log, publish };
+  /** Commits and publishes locally, as the transaction runner does (with the frame's JSON as logged). */
+  const publish = (e: RealtimeEvent, position = log.commit(e)) => sequencer.onChange(e, { relayed: false, position, data: changeJson(e) });
+  return { service, lifecycle, open, log, publish, connections, hub, metrics, alive };
 }
 
 describe('StreamService', () => {
@@ -96,6 +95,9 @@ describe('StreamService', () => {
     const e2 = change(other);
     publish(e1);
     publish(e2);
+    // Publishing only queues: nothing is written before the hub's round (the mutation's response comes first).
+    expect(a.data()).toEqual([]);
+    await settle();
     expect(a.data()).toEqual([
       { id: 'ep-2', e: e1 },
       { id: 'ep-3', e: e2 },
@@ -115,12 +117,15 @@ describe('StreamService', () => {
     const [e1, e2, e3, e4] = [change(), change(), change(), change()];
     const [p1, p2, p3, p4] = [log.commit(e1), log.commit(e2), log.commit(e3), log.commit(e4)];
     publish(e2, p2);
+    await settle();
     expect(a.data()).toEqual([]);
     publish(e1, p1);
     publish(e1, p1);
+    await settle();
     expect(a.data().map((f) => f.id)).toEqual(['ep-1', 'ep-2']);
     // ep-3 never arrives (lost in transit): ep-4 waits, then the log fills the hole.
     publish(e4, p4);
+    await settle();
     expect(a.data()).toHaveLength(2);
     const reads = log.reads;
     await settle(120);
@@ -159,11 +164,12 @@ describe('StreamService', () => {
     const keep = open();
     await settle();
     for (let i = 0; i < 3; i++) publish(change());
+    await settle();
     log.frames.splice(0, 2); // pruned: ep-1 and ep-2 are gone
     for (const lastEventId of ['garbage', 'zz-2', 'ep-99']) {
       const s = open({ lastEventId });
       await settle();
-      expect(s.got.filter((m) => m.type === 'reset')).toEqual([{ type: 'reset', id: 'ep-3', data: '{}' }]);
+      expect(s.got.filter((m) => m.type === 'reset')).toEqual([{ type: 'reset', id: 'ep-3', data: '{}', n: 3 }]);
       s.sub.unsubscribe();
     }
     // ep-0 needs ep-1..ep-3, of which only ep-3 is logged — and the sequencer's memory of a fresh key lies.
@@ -173,9 +179,10 @@ describe('StreamService', () => {
     fresh.log.frames.splice(0, 1);
     const s = fresh.open({ lastEventId: 'ep-0' });
     await settle();
-    expect(s.got.filter((m) => m.type === 'reset')).toEqual([{ type: 'reset', id: 'ep-2', data: '{}' }]);
+    expect(s.got.filter((m) => m.type === 'reset')).toEqual([{ type: 'reset', id: 'ep-2', data: '{}', n: 2 }]);
     const e = change();
     fresh.publish(e);
+    await settle();
     expect(s.data()).toEqual([{ id: 'ep-3', e }]);
     keep.sub.unsubscribe();
     s.sub.unsubscribe();
@@ -214,17 +221,23 @@ describe('StreamService', () => {
   it('ends a session’s streams (logout anywhere), and runs one heartbeat timer only while streams are open', async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] });
     try {
-      const { service, open } = setup(1000);
+      const { service, open, connections, alive } = setup(1000);
       expect(service.timerCount).toBe(0);
       const a = open({ session: 's1' });
       const b = open({ session: 's2' });
+      const c = open({ session: 's3' });
       await settle();
       expect(service.timerCount).toBe(1);
-      service.onSessionEnded({ sessionUuid: 's1' });
+      connections.onSessionEnded({ sessionUuid: 's1' });
       expect(a.completed()).toBe(true);
       expect(b.completed()).toBe(false);
+      // s3 expires: the heartbeat's audit asks identity and ends its stream.
+      alive.delete('s3');
       jest.advanceTimersByTime(1000);
+      await settle();
       expect(b.got.at(-1)).toEqual({ comment: 'heartbeat' });
+      expect(c.completed()).toBe(true);
+      expect(b.completed()).toBe(false);
       b.sub.unsubscribe();
       expect(service.timerCount).toBe(0);
     } finally {
@@ -233,11 +246,11 @@ describe('StreamService', () => {
   });
 
   it('caps streams per user (the guard reserves, the response close releases)', () => {
-    const { service } = setup();
-    (service as unknown as { config: AppConfig }).config.sseMaxStreamsPerUser = 2;
-    expect([service.reserve('u'), service.reserve('u'), service.reserve('u'), service.reserve('v')]).toEqual([true, true, false, true]);
-    service.release('u');
-    expect(service.reserve('u')).toBe(true);
+    const { connections } = setup();
+    (connections as unknown as { config: AppConfig }).config.sseMaxStreamsPerUser = 2;
+    expect([connections.reserve('u'), connections.reserve('u'), connections.reserve('u'), connections.reserve('v')]).toEqual([true, true, false, true]);
+    connections.release('u');
+    expect(connections.reserve('u')).toBe(true);
   });
 
   it('after shutdown a new stream gets `: connected` and ends at once', async () => {
@@ -249,5 +262,84 @@ describe('StreamService', () => {
     expect(c.got).toEqual([{ comment: 'connected' }]);
     expect(c.completed()).toBe(true);
     expect({ size: service.size, timers: service.timerCount }).toEqual({ size: 0, timers: 0 });
+  });
+  it('batch=1: what is pending at a round goes out as one `event: batch` (id = the last position, data = the frames in order); a lone frame stays a plain frame', async () => {
+    const { open, publish } = setup();
+    const batched = open({ batch: true });
+    const single = open();
+    await settle();
+    const burst = Array.from({ length: 5 }, () => change());
+    for (const e of burst) publish(e);
+    await settle();
+    const batches = batched.got.filter((m) => m.type === 'batch') as BatchEvent[];
+    expect(batches).toHaveLength(1);
+    expect(batches[0].id).toBe('ep-5');
+    expect(JSON.parse(batches[0].data)).toEqual(burst);
+    // Without batch=1 nothing changes: one frame per event, in order.
+    expect(single.got.filter((m) => m.type === 'batch')).toEqual([]);
+    expect(single.data()).toEqual(burst.map((e, i) => ({ id: `ep-${i + 1}`, e })));
+    const lone = change();
+    publish(lone);
+    await settle();
+    expect(batched.got.at(-1)).toEqual(expect.objectContaining({ id: 'ep-6', data: JSON.stringify(lone) }));
+    expect(batched.got.at(-1)?.type).toBeUndefined();
+    batched.sub.unsubscribe();
+    single.sub.unsubscribe();
+  });
+
+  it('a resume inside a burst (batch=1) replays the rest once, joined, then live: positions contiguous across frames', async () => {
+    const { open, publish } = setup();
+    const keep = open();
+    await settle();
+    for (let i = 0; i < 10; i++) publish(change());
+    await settle();
+    const resumed = open({ batch: true, lastEventId: 'ep-4' });
+    publish(change());
+    await settle();
+    const ids = resumed.data().map((f) => f.id);
+    expect(ids).toEqual(Array.from({ length: 7 }, (_, i) => `ep-${5 + i}`));
+    expect(resumed.got.filter((m) => m.type === 'batch').length).toBeGreaterThanOrEqual(1);
+    keep.sub.unsubscribe();
+    resumed.sub.unsubscribe();
+  });
+
+  it('a stream that joins while frames are queued starts before them (no frame lost, none twice), whichever set it joins', async () => {
+    const { open, publish } = setup();
+    const whole = open();
+    await settle();
+    const e1 = change(other);
+    publish(e1);
+    // Not yet written: a new stream of the project (a new set) and one of the company both start before ep-1.
+    const late = open({ project: other });
+    const late2 = open();
+    expect(late.got[1]).toEqual({ id: 'ep-0', retry: expect.any(Number) });
+    expect(late2.got[1]).toEqual({ id: 'ep-0', retry: expect.any(Number) });
+    await settle();
+    for (const s of [whole, late, late2]) expect(s.data()).toEqual([{ id: 'ep-1', e: e1 }]);
+    for (const s of [whole, late, late2]) s.sub.unsubscribe();
+  });
+
+  it('a set whose oldest frame waited longer than SSE_LAG_MS gets one reset at the newest position instead, then live', async () => {
+    const { open, publish, hub, metrics } = setup(60_000, 100);
+    const a = open();
+    await settle();
+    // The hub cannot run a round (its event loop turn never comes in time): simulate by pausing its pump.
+    const realSchedule = (hub as unknown as { schedule: () => void }).schedule;
+    (hub as unknown as { schedule: () => void }).schedule = () => undefined;
+    publish(change());
+    publish(change());
+    await settle(150);
+    (hub as unknown as { schedule: () => void }).schedule = realSchedule;
+    const live = change();
+    publish(live);
+    await settle();
+    expect(a.got.filter((m) => m.type === 'reset')).toEqual([{ type: 'reset', id: 'ep-3', data: '{}', n: 3 }]);
+    expect(a.data()).toEqual([]);
+    const next = change();
+    publish(next);
+    await settle();
+    expect(a.data()).toEqual([{ id: 'ep-4', e: next }]);
+    expect(await metrics.registry.getSingleMetricAsString('svc_sse_resets_total')).toMatch(/svc_sse_resets_total\{stream="changes",reason="lagging"\} 1/);
+    a.sub.unsubscribe();
   });
 });

@@ -102,22 +102,25 @@ export class TransactionRunner {
   async run<T>(actor: Actor, work: (tx: Tx) => Promise<T>): Promise<T> {
     let tx!: Tx;
     let changes: RealtimeEvent[] = [];
+    let frames: string[] = [];
     let positions: string[] = [];
     const result = await this.db.transaction(async (manager) => {
       tx = new Tx(manager, actor);
       const r = await work(tx);
       if (tx.activities.length || tx.mentionSources.length) await this.beforeCommit(tx);
       changes = tx.changeEvents();
+      // Serialized once: the log keeps this JSON and the streams send it as it is.
+      frames = changes.map(changeJson);
       // Last: the company's head stays locked only from here to the commit.
       positions = await this.log.append(
         manager,
         'c',
-        changes.map((e) => ({ key: e.companyUuid, projectUuid: e.projectUuid, payload: changeJson(e) })),
+        changes.map((e, i) => ({ key: e.companyUuid, projectUuid: e.projectUuid, payload: frames[i] })),
       );
       return r;
     });
     changes.forEach((event, i) => {
-      this.bus.publish('change', event, positions[i]);
+      this.bus.publish('change', event, positions[i], frames[i]);
       this.metrics.eventsPublished.inc({ kind: 'change' });
     });
     for (const { name, payload } of tx.heldEvents()) await this.emitCommitted(name, payload);

@@ -17,8 +17,11 @@ export interface BusStatus {
  * `@OnEvent(BUS_EVENTS.change)`; `subscribe` and `onReconnect` register the same kind of listener by hand.
  */
 export abstract class EventBus {
-  /** `position`: the frame's stream position (change and notification frames), null for session messages. */
-  abstract publish<K extends BusEventKind>(kind: K, payload: BusEvents[K], position: string | null): void;
+  /**
+   * `position`: the frame's stream position (change and notification frames), null for session messages. `data`: the
+   * frame's JSON when the publisher already has it (what it logged), so nobody serializes the payload again.
+   */
+  abstract publish<K extends BusEventKind>(kind: K, payload: BusEvents[K], position: string | null, data?: string): void;
   /** Returns the unsubscribe function. */
   abstract subscribe<K extends BusEventKind>(kind: K, listener: BusListener<K>): () => void;
   abstract status(): BusStatus;

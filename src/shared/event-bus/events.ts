@@ -64,6 +64,11 @@ export interface DeliveryMeta {
    * notification frame; null for session messages.
    */
   position: string | null;
+  /**
+   * The frame's `data:` JSON, when the publisher already serialized it (the writing transaction logs it): the streams
+   * use it as it is instead of serializing the payload again. Absent on relayed messages.
+   */
+  data?: string;
 }
 
 /**

@@ -9,8 +9,8 @@ export class InProcessEventBus extends EmitterEventBus {
     super(emitter, onListenerError);
   }
 
-  publish<K extends BusEventKind>(kind: K, payload: BusEvents[K], position: string | null): void {
-    this.deliver(kind, payload, { relayed: false, position });
+  publish<K extends BusEventKind>(kind: K, payload: BusEvents[K], position: string | null, data?: string): void {
+    this.deliver(kind, payload, { relayed: false, position, data });
   }
 
   status(): BusStatus {

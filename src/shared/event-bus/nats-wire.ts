@@ -8,14 +8,21 @@ export interface Envelope {
   payload: unknown;
 }
 
+/** An envelope to send; `payloadJson`, when given, is `payload` already serialized (and goes on the wire as it is). */
+export interface OutgoingEnvelope extends Envelope {
+  payloadJson?: string;
+}
+
 /**
  * The microservices client wraps every message as `{pattern, data}`; the subject already carries the pattern, so
  * only `data` (the envelope) goes on the wire. Instances that drive the raw NATS client read and write the same
  * body, which keeps a rolling restart across versions working.
  */
-export class EnvelopeSerializer implements Serializer<ReadPacket<Envelope>, { data: string }> {
-  serialize(packet: ReadPacket<Envelope>): { data: string } {
-    return { data: JSON.stringify({ origin: packet.data.origin, position: packet.data.position, payload: packet.data.payload } satisfies Envelope) };
+export class EnvelopeSerializer implements Serializer<ReadPacket<OutgoingEnvelope>, { data: string }> {
+  serialize(packet: ReadPacket<OutgoingEnvelope>): { data: string } {
+    const { origin, position, payload, payloadJson } = packet.data;
+    if (payloadJson !== undefined) return { data: `{"origin":${JSON.stringify(origin)},"position":${JSON.stringify(position)},"payload":${payloadJson}}` };
+    return { data: JSON.stringify({ origin, position, payload } satisfies Envelope) };
   }
 }
 

@@ -108,6 +108,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly sseResets = new Counter({
+    name: 'svc_sse_resets_total',
+    help: 'reset frames sent to streams, by reason: lagging (fell more than SSE_LAG_MS behind), resume (a position that cannot be resumed from), log (positions lost from the log)',
+    labelNames: ['stream', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly streamDuplicates = new Counter({
     name: 'svc_stream_duplicates_dropped_total',
     help: 'Frames dropped by the sequencer as already delivered',
