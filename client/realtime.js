@@ -5,9 +5,12 @@
 //   const bell = subscribeNotifications({ onUnreadCount: setBadge, onNotification: showToast });
 //   // on unmount: changes.dispose(); bell.dispose();
 //
-// Behaviour (platform.md §6.2, §8). Every frame of both streams carries its position as `id:` (`<epoch>-<n>`), and a
-// stream opened with `Last-Event-ID` (header) or `?lastEventId=` (query) replays what followed that position, or sends
-// one `event: reset` when it cannot. The module keeps the last id it saw (of a message or a reset) and:
+// Behaviour (docs/sse.md, "The client module"). Every frame of both streams carries its position as `id:`
+// (`<epoch>-<n>`), and a stream opened with `Last-Event-ID` (header) or `?lastEventId=` (query) replays what followed
+// that position, or sends one `event: reset` when it cannot. Both streams are opened with `batch=1`: the service may
+// then join consecutive frames into one `event: batch` frame (`id:` the last position, `data:` a JSON array of the
+// frames' data, in order), which the module treats as those frames in order. It keeps the last id it saw (of a
+// message, a batch or a reset) and:
 // - Refreshes (the page's data, or the bell's count) on the first `open` of a stream opened without a known id; not
 //   at construction, so the refresh is read after the stream is registered and nothing falls between the two.
 // - Refreshes on `reset` (at once; a pending debounce is cancelled, the refresh covers it).
@@ -15,8 +18,8 @@
 //   `Last-Event-ID` (or the URL carries `lastEventId`) and the server replays what was missed. When no id is known
 //   (the stream delivered nothing yet — the connect block's id is recorded by the browser but not readable from
 //   script), a reconnect's `open` refreshes, as it cannot be told whether the browser resumed.
-// - Change stream: any message (re)starts a 500 ms timer and the page refreshes when it fires, so a burst gives one
-//   refresh; frames are not parsed.
+// - Change stream: any message or batch (re)starts a 500 ms timer and the page refreshes when it fires, so a burst
+//   gives one refresh; frames are not parsed.
 // - Tab hidden: the stream is closed (and the timer cancelled). Visible again: a new stream is opened with
 //   `?lastEventId=<last id>` and the page does NOT refresh (the server replays or resets); with no id known, the
 //   new stream's `open` refreshes.
@@ -24,7 +27,9 @@
 //   is unreachable, a proxy's 502): then a new stream is opened after `retryMs` (default 5 s, the service's
 //   Retry-After), with `lastEventId` when an id is known (no refresh), else refreshing on its open.
 // - Bell: badge values are ordered by position. The position of the value shown is kept; a frame's `unreadCount`
-//   applies when its id is newer; a `GET /api/notifications/unread-count` answer applies when its
+//   applies when its id is newer (a batch: its last frame's `unreadCount` at the batch's id; every frame of it still
+//   reaches `onFrame`, and each `new_notification` `onNotification`); a `GET /api/notifications/unread-count` answer
+//   applies when its
 //   `X-Stream-Position` is not older (same epoch: compare n; another epoch: the newer arrival wins and becomes the
 //   reference); an answer without that header applies only while no frame has been seen. The count is read on the
 //   first open, on reset, and when visible again (besides resuming the stream: ordering makes the read harmless).
@@ -41,12 +46,12 @@ function visibilityWatcher(doc, onHidden, onVisible) {
   return () => doc.removeEventListener('visibilitychange', listener);
 }
 
-/** `url` with `lastEventId=<id>` appended as a query parameter (whether or not the url already has a query). */
-function withLastEventId(url, id) {
+/** `url` with `name=value` appended as a query parameter (whether or not the url already has a query). */
+function withParam(url, name, value) {
   const hash = url.indexOf('#');
   const base = hash < 0 ? url : url.slice(0, hash);
   const sep = base.includes('?') ? (base.endsWith('?') || base.endsWith('&') ? '' : '&') : '?';
-  return `${base}${sep}lastEventId=${encodeURIComponent(id)}`;
+  return `${base}${sep}${name}=${encodeURIComponent(value)}`;
 }
 
 /** `<epoch>-<n>` → `{ epoch, n }`, or null when malformed. The epoch may itself contain dashes: n follows the last. */
@@ -60,10 +65,22 @@ function parsePosition(value) {
   return { epoch: value.slice(0, dash), n: Number.isSafeInteger(n) ? n : BigInt(digits) };
 }
 
+/** The `data` values a batch event carries, in order (an unparsable batch carries none). */
+function batchFrames(event) {
+  try {
+    const frames = JSON.parse(event.data);
+    return Array.isArray(frames) ? frames : [];
+  } catch {
+    return [];
+  }
+}
+
 /**
- * Opens an EventSource with credentials and reopens it per the rules above.
- * `onMessage(event)` for each message; `onResync()` when the stream cannot be trusted to have delivered everything
- * (first open without an id, reconnect without an id, reset); `onVisible(resumed)` on becoming visible again.
+ * Opens an EventSource with credentials (and `batch=1`) and reopens it per the rules above.
+ * `onMessage(event, frames)` for each message (`frames` null: one frame, in `event.data`) and each batch (`frames`:
+ * its parsed frames, in order; `event.lastEventId` is the last one's position); `onResync()` when the stream cannot be
+ * trusted to have delivered everything (first open without an id, reconnect without an id, reset);
+ * `onVisible(resumed)` on becoming visible again.
  */
 function managedSource({ url, onMessage, onResync, onVisible = () => {}, onClosed, document: doc, EventSourceImpl, retryMs = DEFAULT_RETRY_MS }) {
   const ES = EventSourceImpl ?? globalThis.EventSource;
@@ -84,22 +101,29 @@ function managedSource({ url, onMessage, onResync, onVisible = () => {}, onClose
   const open = () => {
     if (disposed || source) return false;
     const resumes = lastId !== null;
-    const s = new ES(resumes ? withLastEventId(url, lastId) : url, { withCredentials: true });
+    const s = new ES(resumes ? withParam(url, 'lastEventId', lastId) : url, { withCredentials: true });
     source = s;
     // Refresh on the next open unless this stream resumes; after an error, refresh unless an id is known by then.
     let refreshOnOpen = !resumes;
     s.onmessage = (event) => {
       remember(event);
-      onMessage(event);
+      onMessage(event, null);
+    };
+    const onBatch = (event) => {
+      if (source !== s) return;
+      remember(event);
+      onMessage(event, batchFrames(event));
     };
     const onReset = (event) => {
       if (source !== s) return;
       remember(event);
       onResync('reset');
     };
+    s.addEventListener('batch', onBatch);
     s.addEventListener('reset', onReset);
     detach = () => {
       s.onmessage = s.onerror = s.onopen = null;
+      s.removeEventListener('batch', onBatch);
       s.removeEventListener('reset', onReset);
       detach = () => {};
     };
@@ -163,7 +187,7 @@ function managedSource({ url, onMessage, onResync, onVisible = () => {}, onClose
 export function subscribeChanges(options) {
   const { onRefresh, projectUuid, baseUrl = '', debounceMs = DEFAULT_DEBOUNCE_MS } = options;
   if (typeof onRefresh !== 'function') throw new TypeError('subscribeChanges: onRefresh must be a function');
-  const url = `${baseUrl}/api/events${projectUuid ? `?projectUuid=${encodeURIComponent(projectUuid)}` : ''}`;
+  const url = `${baseUrl}/api/events?batch=1${projectUuid ? `&projectUuid=${encodeURIComponent(projectUuid)}` : ''}`;
   let timer = null;
   const cancelTimer = () => {
     if (timer !== null) clearTimeout(timer);
@@ -241,29 +265,36 @@ export function subscribeNotifications(options) {
     }
   };
   const managed = managedSource({
-    url: `${baseUrl}/api/events/notifications`,
+    url: `${baseUrl}/api/events/notifications?batch=1`,
     document: options.document ?? globalThis.document,
     EventSourceImpl: options.EventSourceImpl,
     retryMs: options.retryMs,
-    onMessage: (event) => {
-      let frame;
-      try {
-        frame = JSON.parse(event.data);
-      } catch {
-        return;
-      }
-      frameSeen = true;
-      if (typeof frame?.unreadCount === 'number') {
-        const position = parsePosition(event.lastEventId);
-        if (position === null) {
-          onUnreadCount(frame.unreadCount); // a frame without a position (an older server): newest arrival wins
-        } else if (admits(position, true)) {
-          shown = position;
-          onUnreadCount(frame.unreadCount);
+    onMessage: (event, batch) => {
+      let frames = batch;
+      if (frames === null) {
+        try {
+          frames = [JSON.parse(event.data)];
+        } catch {
+          return;
         }
       }
-      if (frame?.type === 'new_notification') onNotification(frame);
-      onFrame(frame);
+      if (!frames.length) return;
+      frameSeen = true;
+      // The badge: the newest count the message carries, at its position (a batch's id is its last frame's).
+      const counted = frames.findLast((f) => typeof f?.unreadCount === 'number');
+      if (counted) {
+        const position = parsePosition(event.lastEventId);
+        if (position === null) {
+          onUnreadCount(counted.unreadCount); // a frame without a position (an older server): newest arrival wins
+        } else if (admits(position, true)) {
+          shown = position;
+          onUnreadCount(counted.unreadCount);
+        }
+      }
+      for (const frame of frames) {
+        if (frame?.type === 'new_notification') onNotification(frame);
+        onFrame(frame);
+      }
     },
     onResync: () => void readCount(),
     // Resumed: the stream replays; the count is read as well (the platform's rule), and ordering keeps it harmless.

@@ -29,13 +29,20 @@ const PAGE = `<!doctype html><html><body><script type="module">
     return res;
   });
   const retryMs = q.has('retryMs') ? Number(q.get('retryMs')) : undefined;
-  // When each unnamed frame reached the page: recorded in the same event dispatch as the module's own onmessage, so
-  // its order against the module's timers is the order the module saw.
+  // When each frame reached the page: recorded in the same event dispatch as the module's own handlers, so its order
+  // against the module's timers is the order the module saw. A batch (event: batch) records its arrival once per frame
+  // it carries; window.batches counts the batches and their sizes.
   window.messages = [];
+  window.batches = [];
   window.EventSource = class extends EventSource {
     constructor(url, init) {
       super(url, init);
       this.addEventListener('message', () => window.messages.push(Date.now()));
+      this.addEventListener('batch', (e) => {
+        const n = JSON.parse(e.data).length;
+        window.batches.push(n);
+        for (let i = 0; i < n; i++) window.messages.push(Date.now());
+      });
     }
   };
   if (q.has('changes')) window.changes = subscribeChanges({ projectUuid: q.get('project') || undefined, retryMs, onRefresh: () => window.refreshes.push(Date.now()) });
@@ -319,8 +326,8 @@ describe('browser client module in headless Chromium', () => {
     await until('the stale answer to be handled', async () => (await countReads()) > readsBefore);
     expect(await lastCount()).toBe(newer);
     expect(position).toMatch(/^.+-\d+$/);
-    // The bell resumed (its URL had no query before).
-    expect(reopened.map((u) => u.search)).toEqual([expect.stringMatching(/^\?lastEventId=[^&]+-\d+$/)]);
+    // The bell resumed (its URL had only batch=1 before).
+    expect(reopened.map((u) => u.search)).toEqual([expect.stringMatching(/^\?batch=1&lastEventId=[^&]+-\d+$/)]);
   });
 
   it('an automatic reconnect resumes: no refresh and no count re-read, yet what was committed during the gap arrives', async () => {
@@ -406,6 +413,73 @@ describe('browser client module in headless Chromium', () => {
     await until('both streams', async () => (await streams()).total === 2);
     await sleep(1000);
     expect(await refreshes()).toBe(before + 1);
+  });
+
+  it('batch=1: a burst committed in one call arrives as a batch, gives one refresh 500 ms after it, and resumes from the batch id', async () => {
+    const before = await changesPageWithId();
+    const framesBefore = await get<number>('window.messages.length');
+    const batchesBefore = await get<number>('window.batches.length');
+    // One call creating five tasks: five `task created` events committed together.
+    const res = await http.post(`/api/projects/${projectUuid}/tasks`, { tasks: Array.from({ length: 5 }, (_, i) => ({ title: `Batched ${i}`, acceptanceCriteriaItems: [{ description: 'Done' }] })) });
+    expect(res.status).toBe(201);
+    await until('the five frames', async () => (await get<number>('window.messages.length')) >= framesBefore + 5, 5000);
+    const batches: number[] = (await get<number[]>('window.batches')).slice(batchesBefore);
+    expect(batches).toEqual([5]);
+    const arrived = (await get<number[]>('window.messages')).at(-1)!;
+    await until('the refresh', async () => (await refreshes()) > before, 3000);
+    await sleep(700);
+    const all: number[] = await get<number[]>('window.refreshes');
+    expect(all.slice(before)).toHaveLength(1);
+    expect(all.at(-1)! - arrived).toBeGreaterThanOrEqual(495);
+    // The batch's id is the last frame's position: the module resumes from it (no replay, no refresh).
+    const lastId = await get<string>('window.changes.lastEventId()');
+    await setVisibility('hidden');
+    await until('the stream to close', async () => (await streams()).changes === 0);
+    const reopened = await hold(context, isChanges);
+    await setVisibility('visible');
+    await until('the reopened request', () => reopened.requests.length === 1);
+    expect(reopened.requests[0].url.searchParams.get('batch')).toBe('1');
+    const resumedFrom = reopened.requests[0].url.searchParams.get('lastEventId');
+    await reopened.release();
+    await until('the stream', async () => (await streams()).changes === 1);
+    await sleep(700);
+    expect(await refreshes()).toBe(before + 1);
+    expect(resumedFrom).toBe(lastId);
+    expect(await get<number>('window.messages.length')).toBe(framesBefore + 5);
+  });
+
+  it('bell with batch=1: a replayed batch is its frames in order, the badge takes its last count and never goes backwards', async () => {
+    await openPage('bell');
+    await until('the stream to register', async () => (await streams()).notifications === 1);
+    await until('the initial count', async () => (await countReads()) === 1);
+    await notifyA();
+    const first = await unreadCount();
+    await until('the frame', async () => (await lastCount()) === first);
+    await setVisibility('hidden');
+    await until('the stream to close', async () => (await streams()).notifications === 0);
+    // Three notifications while hidden: the resumed stream replays them, joined into one batch.
+    for (let i = 0; i < 3; i++) await notifyA();
+    const after = await unreadCount();
+    expect(after).toBe(first + 3);
+    const framesBefore = await get<number>('window.frames.length');
+    const batchesBefore = await get<number>('window.batches.length');
+    await setVisibility('visible');
+    await until('the replayed frames', async () => (await get<number>('window.frames.length')) === framesBefore + 3, 5000);
+    expect((await get<number[]>('window.batches')).slice(batchesBefore)).toEqual([3]);
+    const replayed = (await get<Array<{ type: string; unreadCount: number }>>('window.frames')).slice(framesBefore);
+    expect(replayed.map((f) => [f.type, f.unreadCount])).toEqual([
+      ['new_notification', first + 1],
+      ['new_notification', first + 2],
+      ['new_notification', first + 3],
+    ]);
+    await until('the count re-read on visible', async () => (await countReads()) === 2);
+    expect(await lastCount()).toBe(after);
+    // Every value the badge showed was newer than the one before: here counts only grow.
+    const shown: number[] = await get<number[]>('window.counts');
+    for (let i = 1; i < shown.length; i++) expect(shown[i]).toBeGreaterThanOrEqual(shown[i - 1]);
+    // The batch set the badge once, to its last frame's count: no intermediate value of it was shown.
+    expect(shown).not.toContain(first + 1);
+    expect(shown).not.toContain(first + 2);
   });
 
   it('closes both streams when hidden and reopens them when visible', async () => {

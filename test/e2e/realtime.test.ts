@@ -5,8 +5,17 @@ import { StreamService } from '../../src/modules/realtime/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { openEventSource, openRaw } from '../utils/sse.js';
+import { nOf, parseBlock } from '../utils/sse-positions.js';
 import { commitChange, commitChanges, commitFrame } from '../utils/stream-frames.js';
 import { World } from '../utils/world.js';
+
+/** The data blocks of a raw stream's body (frames and batches), with their fields. */
+function dataBlocks(body: string): Array<Record<string, string>> {
+  return body
+    .split('\n\n')
+    .map(parseBlock)
+    .filter((b) => b.data !== undefined && b.event !== 'reset');
+}
 
 describe('SSE streams (e2e, real EventSource)', () => {
   let app: World;
@@ -167,6 +176,74 @@ describe('SSE streams (e2e, real EventSource)', () => {
     }
   });
 
+  it('batch=1: a burst arrives in fewer frames than events, positions contiguous across them, each batch id its last position; a resume from inside it replays the rest once', async () => {
+    const raw = await openRaw(`${app.url}/api/events?batch=1`, { cookie: cookieA });
+    await raw.waitForText(': connected');
+    const burst = Array.from({ length: 50 }, () => event(companyA));
+    const positions = await commitChanges(app, burst);
+    await raw.waitForText(burst[burst.length - 1].entityUuid);
+    raw.close();
+    const blocks = dataBlocks(raw.body());
+    expect(blocks.length).toBeLessThan(burst.length);
+    // Flattened in order they are the burst, exactly once; each block's id is the position of its last frame.
+    let seen = 0;
+    const flat: RealtimeEvent[] = [];
+    for (const b of blocks) {
+      const frames = b.event === 'batch' ? (JSON.parse(b.data) as RealtimeEvent[]) : [JSON.parse(b.data) as RealtimeEvent];
+      if (b.event === 'batch') expect(frames.length).toBeGreaterThan(1);
+      else expect(b.event).toBeUndefined();
+      flat.push(...frames);
+      seen += frames.length;
+      expect(b.id).toBe(positions[seen - 1]);
+    }
+    expect(flat).toEqual(burst);
+
+    // Resume from inside the burst: the rest once (joined), then live.
+    const resumed = await openRaw(`${app.url}/api/events?batch=1`, { cookie: cookieA, 'last-event-id': positions[19] });
+    await resumed.waitForText(burst[49].entityUuid);
+    const live = event(companyA);
+    const livePosition = await commitChange(app, live);
+    await resumed.waitForText(live.entityUuid);
+    resumed.close();
+    const replayed = dataBlocks(resumed.body()).flatMap((b) => (b.event === 'batch' ? (JSON.parse(b.data) as RealtimeEvent[]) : [JSON.parse(b.data) as RealtimeEvent]));
+    expect(replayed).toEqual([...burst.slice(20), live]);
+    expect(dataBlocks(resumed.body()).at(-1)!.id).toBe(livePosition);
+  });
+
+  it('fan-out never holds up a request: a ping sent once a bulk call has returned is answered before the last stream has its last frame', async () => {
+    const f = new IdentityFactory(app.db.dataSource);
+    const c = await f.company();
+    const u = await f.user(c.uuid);
+    const h = new HttpClient(app.url);
+    await h.login(u.email, u.password);
+    const project = (await h.post('/api/projects', { name: 'Fan-out' })).body.data.uuid as string;
+    // Many streams without batch=1: every event is one trip through the pipeline per stream, a long fan-out.
+    const streams = await Promise.all(Array.from({ length: 300 }, () => openRaw(`${app.url}/api/events`, { cookie: h.cookie! })));
+    try {
+      await Promise.all(streams.map((s) => s.waitForText(': connected')));
+      const lastFrameAt: number[] = [];
+      const tasks = Array.from({ length: 50 }, (_, i) => ({ title: `Fan ${i}`, acceptanceCriteriaItems: [{ description: 'Done' }] }));
+      const created = await h.post(`/api/projects/${project}/tasks`, { tasks });
+      expect(created.status).toBe(201);
+      const lastUuid = created.body.data.tasks.at(-1).uuid as string;
+      // The call has returned; now the ping.
+      const ping = fetch(`${app.url}/health/live`).then((r) => {
+        expect(r.status).toBe(200);
+        return performance.now();
+      });
+      await Promise.all(streams.map((s) => s.waitForText(lastUuid, 30000).then(() => lastFrameAt.push(performance.now()))));
+      const answeredAt = await ping;
+      expect(answeredAt).toBeLessThan(Math.max(...lastFrameAt));
+      // And every stream got all fifty, each once, in commit order.
+      for (const s of streams.slice(0, 5)) {
+        const frames = dataBlocks(s.body()).map((b) => JSON.parse(b.data) as RealtimeEvent);
+        expect(frames.map((e) => e.action)).toEqual(Array(50).fill('created'));
+      }
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
+
   it('disconnects a client that stops reading once more than 1 MiB of events waits for it', async () => {
     const f = new IdentityFactory(app.db.dataSource);
     const c = await f.company();
@@ -216,6 +293,64 @@ describe('SSE streams (e2e, real EventSource)', () => {
     // Stream lifetimes have their own histogram; the request-duration histogram never sees a stream.
     expect(Number(/svc_sse_stream_duration_seconds_count\{route="\/api\/events"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(500);
     expect(metrics).not.toMatch(/svc_http_request_duration_seconds_count\{method="GET",route="\/api\/events",status="200"\}/);
+  });
+
+  it('a stream that stops reading longer than SSE_LAG_MS gets reset once it reads again, then live frames; the lag is counted', async () => {
+    const lagging = await World.start({ env: { SSE_LAG_MS: '300' } });
+    try {
+      const f = new IdentityFactory(lagging.db.dataSource);
+      const c = await f.company();
+      const u = await f.user(c.uuid);
+      const h = new HttpClient(lagging.url);
+      await h.login(u.email, u.password);
+      const lags = async (): Promise<number> =>
+        Number(/svc_sse_resets_total\{stream="changes",reason="lagging"\} (\d+)/.exec(await (await fetch(`${lagging.url}/metrics`)).text())?.[1] ?? 0);
+      const { port } = new URL(lagging.url);
+      const socket = net.connect(Number(port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.write(`GET /api/events?batch=1 HTTP/1.1\r\nHost: x\r\nCookie: ${h.cookie}\r\n\r\n`);
+      await new Promise<void>((r) => socket.once('data', () => r()));
+      socket.pause();
+      // Fill the socket's buffers until the response backs up, then wait past the lag limit: the next frames are skipped.
+      let committed = 0;
+      for (let i = 0; i < 300 && (await lags()) === 0; i++) {
+        await commitChanges(lagging, Array.from({ length: 1000 }, () => event(c.uuid)));
+        committed += 1000;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(await lags()).toBe(1);
+      // Reading again: everything queued before the lag, then one reset, then live frames.
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.resume();
+      const deadline = Date.now() + 15000;
+      while (!text.includes('event: reset') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(text).toContain('event: reset');
+      const live = event(c.uuid);
+      const livePosition = await commitChange(lagging, live);
+      while (!text.includes(live.entityUuid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const blocks = text.slice(text.indexOf('\r\n\r\n') + 4).split('\n\n').map(parseBlock);
+      const reset = blocks.findIndex((b) => b.event === 'reset');
+      const after = blocks.slice(reset + 1).filter((b) => b.data !== undefined && b.event !== 'reset');
+      // The reset names the newest position skipped; the live frame follows it, and only once.
+      expect(nOf(blocks[reset].id)).toBeLessThan(nOf(livePosition));
+      expect(nOf(blocks[reset].id)).toBeGreaterThan(committed - 3000);
+      expect(after.map((b) => b.id)).toEqual([livePosition]);
+      expect(text.split(live.entityUuid)).toHaveLength(2);
+      // Before the reset, the frames the stream got were contiguous from its start: nothing was silently lost.
+      const before = blocks.slice(0, reset).filter((b) => b.event === 'batch' || (b.data !== undefined && b.id !== undefined && b.retry === undefined));
+      let expected = nOf(blocks.find((b) => b.retry !== undefined)!.id) + 1;
+      for (const b of before) {
+        const count = b.event === 'batch' ? (JSON.parse(b.data) as unknown[]).length : 1;
+        expect(nOf(b.id)).toBe(expected + count - 1);
+        expected += count;
+      }
+      socket.destroy();
+    } finally {
+      await lagging.close();
+    }
   });
 
   it('ends open streams on shutdown', async () => {

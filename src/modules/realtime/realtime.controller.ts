@@ -9,13 +9,10 @@ import { CurrentAuth, SseAuth } from '../../shared/auth/decorators.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import type { StreamKind } from './feed-hub.js';
-import { BatchFlagPipe, ProjectFilterPipe } from './stream-query.pipes.js';
+import { ProjectFilterPipe, StreamQuery, type StreamOptions } from './stream-query.js';
 import { StreamLimitGuard } from './stream-limit.guard.js';
 import { sseFlow } from './sse-flow.operator.js';
 import { MAX_UNSENT_BYTES, StreamService, type StreamRequest } from './stream.service.js';
-
-/** Longest `Last-Event-ID` looked at; a longer one is malformed (answered with `reset`). */
-const MAX_EVENT_ID = 64;
 
 /**
  * The two SSE streams (docs/sse.md). Each returns the Observable of its frames; Nest's `@Sse` pipeline writes them
@@ -38,17 +35,17 @@ export class RealtimeController {
   changes(
     @CurrentAuth() auth: AuthContext,
     @Query('projectUuid', ProjectFilterPipe) project: string | null,
-    @Query('batch', BatchFlagPipe) batch: boolean,
+    @StreamQuery() options: StreamOptions,
     @Req() req: Request,
   ): Observable<MessageEvent> {
     const res = req.res as ServerResponse;
-    return this.streams.changes(auth.actor.companyUuid, project, streamRequest(auth, req, batch, res)).pipe(this.flow('changes', res));
+    return this.streams.changes(auth.actor.companyUuid, project, streamRequest(auth, options, res)).pipe(this.flow('changes', res));
   }
 
   @Sse('notifications', { maxPendingDataLength: MAX_UNSENT_BYTES })
-  notifications(@CurrentAuth() auth: AuthContext, @Query('batch', BatchFlagPipe) batch: boolean, @Req() req: Request): Observable<MessageEvent> {
+  notifications(@CurrentAuth() auth: AuthContext, @StreamQuery() options: StreamOptions, @Req() req: Request): Observable<MessageEvent> {
     const res = req.res as ServerResponse;
-    return this.streams.notifications(auth.actor.type, auth.actor.uuid, streamRequest(auth, req, batch, res)).pipe(this.flow('notifications', res));
+    return this.streams.notifications(auth.actor.type, auth.actor.uuid, streamRequest(auth, options, res)).pipe(this.flow('notifications', res));
   }
 
   private flow(stream: StreamKind, res: ServerResponse) {
@@ -63,15 +60,10 @@ export class RealtimeController {
   }
 }
 
-/** The resume position: the `Last-Event-ID` header (what a reconnecting EventSource sends) wins over `?lastEventId=`. */
-function streamRequest(auth: AuthContext, req: Request, batch: boolean, res: ServerResponse): StreamRequest {
-  const header = req.headers['last-event-id'];
-  const query = req.query.lastEventId;
-  const given = typeof header === 'string' && header.trim() !== '' ? header.trim() : typeof query === 'string' && query.trim() !== '' ? query.trim() : null;
+function streamRequest(auth: AuthContext, options: StreamOptions, res: ServerResponse): StreamRequest {
   return {
     sessionUuid: auth.sessionUuid ?? null,
-    lastEventId: given === null ? null : given.length > MAX_EVENT_ID ? '-' : given,
-    batch,
+    ...options,
     // A response destroyed with bytes still unsent is the pipeline's (or sseFlow's) cut of a client that did not read.
     endedBy: () => (res.destroyed && !res.writableFinished && res.writableLength > 0 ? 'slow_client' : null),
   };

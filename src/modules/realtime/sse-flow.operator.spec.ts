@@ -56,7 +56,8 @@ describe('sseFlow (the stream transport between the service and Nest’s @Sse pi
     res.writableNeedDrain = true;
     input.next(frame()); // backed up: still queued in the pipeline (within the lag)
     await new Promise((r) => setTimeout(r, 40));
-    input.next(frame()); // lagging: skipped
+    input.next(frame()); // lagging: skipped (the reset it now owes is counted at once)
+    expect(lags).toEqual([true]);
     input.next(frame()); // skipped
     input.next({ comment: 'heartbeat' }); // comments pass (they cost nothing to skip)
     expect(got.map((m) => m.id ?? m.comment)).toEqual(['ep-1', 'ep-2', 'heartbeat']);

@@ -8,7 +8,7 @@ export interface FlowOptions {
   lagMs: number;
   /** Characters of frames skipped for a stream that is not reading, past which it is cut (the slow-client rule). */
   maxSkippedChars: number;
-  /** A lagging stream got its `reset`; `first` for its first one (log it once per stream, count every one). */
+  /** A stream started lagging (it owes a `reset`); `first` for its first time (log it once per stream, count every one). */
   onLag(first: boolean): void;
 }
 
@@ -48,7 +48,6 @@ export function sseFlow(res: ServerResponse, options: FlowOptions): MonoTypeOper
         if (!skipped) return;
         const { id, n } = skipped;
         skipped = null;
-        options.onLag(lags++ === 0);
         out.next(resetEvent(id, n));
       };
       const subscription = source.subscribe({
@@ -72,6 +71,7 @@ export function sseFlow(res: ServerResponse, options: FlowOptions): MonoTypeOper
               backedUpSince = now;
               res.once('drain', onDrain);
             } else if (skipped || now - backedUpSince > options.lagMs) {
+              if (!skipped) options.onLag(lags++ === 0);
               skipped = { id: m.id as string, n, chars: (skipped?.chars ?? 0) + String(m.data).length };
               if (skipped.chars > options.maxSkippedChars) res.destroy();
               return;
