@@ -20,6 +20,10 @@ export interface StreamsResult {
   drops: number;
   dropSamples: string[];
   framesReceived: number;
+  /** `event: batch` blocks among them (each counted once here, its frames in framesReceived). */
+  batchesReceived: number;
+  /** `event: reset` blocks (a stream fell behind or could not resume): each an error of the run. */
+  resets: number;
   /** Frames of events we did not measure (the agents' writes). */
   unmatchedFrames: number;
   measuredEvents: number;
@@ -55,6 +59,8 @@ let connectFailures = 0;
 let drops = 0;
 const dropSamples: string[] = [];
 let framesReceived = 0;
+let batchesReceived = 0;
+let resets = 0;
 let unmatchedFrames = 0;
 let measuredEvents = 0;
 let missedDeliveries = 0;
@@ -105,25 +111,32 @@ function finalize(key: string, { t0Us, sentUs }: T0, force: boolean): void {
   }
 }
 
-/** Every stream receives the same frame at about the same time: parse it once. */
+/** Every stream receives the same frame (or batch) at about the same time: parse it once. */
 let lastJson = '';
-let lastKey = '';
+let lastKeys: string[] = [];
 
-function onFrame(json: string, at: number): void {
-  framesReceived++;
-  let key: string;
-  if (json === lastJson) key = lastKey;
+/** A data block: one frame's JSON, or (`batch`) a JSON array of frames, each counted as received at `at`. */
+function onData(json: string, batch: boolean, at: number): void {
+  let keys: string[];
+  if (json === lastJson) keys = lastKeys;
   else {
     try {
-      const e = JSON.parse(json) as { entityType: string; entityUuid: string; action: string };
-      key = `${e.entityType}:${e.entityUuid}:${e.action}`;
+      const parsed = JSON.parse(json) as unknown;
+      const frames = (batch ? parsed : [parsed]) as Array<{ entityType: string; entityUuid: string; action: string }>;
+      keys = frames.map((e) => `${e.entityType}:${e.entityUuid}:${e.action}`);
     } catch {
       drop(`unparsable frame: ${json.slice(0, 100)}`);
       return;
     }
     lastJson = json;
-    lastKey = key;
+    lastKeys = keys;
   }
+  if (batch) batchesReceived++;
+  for (const key of keys) onFrame(key, at);
+}
+
+function onFrame(key: string, at: number): void {
+  framesReceived++;
   let p = pending.get(key);
   if (!p) pending.set(key, (p = { recv: [], firstUs: at }));
   p.recv.push(at);
@@ -172,9 +185,12 @@ function openStreams(msg: OpenMsg, done: () => void): void {
         while ((idx = buf.indexOf('\n\n')) >= 0) {
           const block = buf.slice(0, idx).replace(/^\n+/, '');
           buf = buf.slice(idx + 2);
-          // A data block is `id: <n>` then `data: <json>`; comments (`: heartbeat`) carry no data line.
+          // A data block is `id: <n>` then `data: <json>` (a batch: `event: batch` first, and a JSON array); comments
+          // (`: heartbeat`) carry no data line; a `reset` is a lost delivery here (it never comes unless overloaded).
           const data = block.indexOf('data: ');
-          if (data >= 0) onFrame(block.slice(data + 6), at);
+          if (data < 0) continue;
+          if (block.startsWith('event: reset')) resets++;
+          else onData(block.slice(data + 6), block.startsWith('event: batch'), at);
         }
       });
       res.on('close', () => gone(`stream closed by the server (${res.complete ? 'ended' : 'aborted'})`));
@@ -220,6 +236,8 @@ process.on('message', (msg: { open?: OpenMsg; t0?: T0 & { key: string }; result?
       drops,
       dropSamples,
       framesReceived,
+      batchesReceived,
+      resets,
       unmatchedFrames,
       measuredEvents,
       missedDeliveries,

@@ -7,8 +7,9 @@
  * the public API a project, one admin_agent (the mutator) and SOAK_AGENTS developer agents, each with its own API key
  * and task. Then, for SOAK_MINUTES:
  *
- * - a stream process (bench/soak-streams.ts) holds SOAK_STREAMS open `GET /api/events` streams (the users' cookies in
- *   turn) and times every measured change frame;
+ * - a stream process (bench/soak-streams.ts) holds SOAK_STREAMS open `GET /api/events?batch=1` streams (the users'
+ *   cookies in turn; as the client module opens them — SOAK_BATCH=0 drops `batch=1`) and times every measured change
+ *   frame, whether it came alone or in a batch;
  * - a driver process (bench/soak-drive.ts) runs the agents' MCP tool cycle and SOAK_MUTATIONS_PER_S measured
  *   mutations (REST idea and MCP document create/edit/delete, each producing one change event);
  * - this process samples the server's RSS and heap used (after a full GC), CPU and event-loop delay, and the service's
@@ -25,7 +26,8 @@
  * SOAK_AGENT_PAUSE_MS (1000: an agent's think time between calls), SOAK_SAMPLE_S (10), SOAK_WARMUP_S (min(60, 20 % of
  * the run)), SOAK_TIMEOUT_MS (30000: client timeout), SOAK_LOG_LEVEL (info), SOAK_GC (1: full GC before each memory
  * sample; 0: raw figures), SOAK_KEEP_LOGS (0: the server log is kept anyway when something failed),
- * SOAK_SERVER_NODE_ARGS (extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), DATABASE_URL.
+ * SOAK_SERVER_NODE_ARGS (extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), SOAK_BATCH (1),
+ * DATABASE_URL.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -67,6 +69,8 @@ const WARMUP_S = round(num('SOAK_WARMUP_S', Math.min(60, 0.2 * DURATION_S)), 1);
 const TIMEOUT_MS = num('SOAK_TIMEOUT_MS', 30_000);
 const LOG_LEVEL = process.env.SOAK_LOG_LEVEL ?? 'info';
 const GC = process.env.SOAK_GC !== '0';
+/** Streams opened with `batch=1`, as the client module opens them. */
+const BATCH = process.env.SOAK_BATCH !== '0';
 const KEEP_LOGS = process.env.SOAK_KEEP_LOGS === '1';
 /** Extra node flags for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const SERVER_NODE_ARGS = (process.env.SOAK_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
@@ -260,7 +264,7 @@ async function main(): Promise<void> {
     };
     streams = new Helper('soak-streams.js', (msg) => console.error('streams:', msg));
     drive = new Helper('soak-drive.js', forward);
-    const opened = await streams.ask<{ n: number; failed: number }>({ open: { url: `${server.url}/api/events`, cookies: seeded.cookies, n: STREAMS } }, 'opened');
+    const opened = await streams.ask<{ n: number; failed: number }>({ open: { url: `${server.url}/api/events${BATCH ? '?batch=1' : ''}`, cookies: seeded.cookies, n: STREAMS } }, 'opened');
     console.log(`streams open: ${opened.n} (${opened.failed} failed)`);
 
     const config: DriveConfig = {
@@ -370,6 +374,7 @@ async function main(): Promise<void> {
       streamDrops: streamsResult.drops,
       missedDeliveries: streamsResult.missedDeliveries,
       duplicateDeliveries: streamsResult.duplicateDeliveries,
+      streamResets: streamsResult.resets,
       unmeasuredMutations: Math.max(0, driveResult.mutations - driveResult.mutationErrors - streamsResult.measuredEvents),
       serverErrorLogLines: serverErrorCount,
       serverCrashed: crashed ? 1 : 0,
@@ -405,7 +410,7 @@ async function main(): Promise<void> {
     const fr = delivery.fromRequest;
     row('delivery: request sent → each receipt', { count: delivery.receipts, p50ms: fr.p50ms, p99ms: fr.p99ms, maxMs: fr.maxMs });
     row('delivery: request sent → last stream', { count: events, p50ms: fr.lastReceiptP50ms, p99ms: fr.lastReceiptP99ms, maxMs: fr.lastReceiptMaxMs });
-    console.log(`  streams: ${streamsResult.streamsOpened} opened, ${streamsResult.framesReceived} frames received (${streamsResult.unmatchedFrames} of unmeasured events: the agents' writes), ${delivery.receivedBeforeResponse} receipts before the mutation's response (counted as 0 ms)`);
+    console.log(`  streams${BATCH ? ' (batch=1)' : ''}: ${streamsResult.streamsOpened} opened, ${streamsResult.framesReceived} frames received (${streamsResult.batchesReceived} batches among the blocks; ${streamsResult.unmatchedFrames} frames of unmeasured events: the agents' writes), ${delivery.receivedBeforeResponse} receipts before the mutation's response (counted as 0 ms)`);
     console.log(`  errors: ${errorTotal} — ${Object.entries(errors).map(([k, v]) => `${k} ${v}`).join(', ')}; mutations skipped (200 in flight) ${driveResult.mutationsSkipped}`);
     for (const e of [...driveResult.errorSamples, ...streamsResult.dropSamples, ...serverErrorLines]) console.log(`    e.g. ${e}`);
     console.log(`  server log: ${logLines} lines, ${serverWarnCount} warnings; secrets scanned: ${seeded.secrets.length} (passwords, API keys, session tokens), found: ${leaked.length}${leaked.length ? ' — ' + leaked.map(maskSecret).join(', ') : ''} (findSecrets, src/shared/logging/secret-scan.ts)`);
@@ -423,7 +428,7 @@ async function main(): Promise<void> {
         node: process.version,
         cpus: os.cpus().length,
         loadAverageEnd: os.loadavg().map((x) => round(x)),
-        config: { minutes: MINUTES, streams: STREAMS, agents: AGENTS, mutationsPerS: MUTATIONS_PER_S, users: USERS, agentPauseMs: AGENT_PAUSE_MS, sampleS: SAMPLE_S, warmupS: WARMUP_S, timeoutMs: TIMEOUT_MS, logLevel: LOG_LEVEL, gcBeforeSample: GC },
+        config: { minutes: MINUTES, streams: STREAMS, batch: BATCH, agents: AGENTS, mutationsPerS: MUTATIONS_PER_S, users: USERS, agentPauseMs: AGENT_PAUSE_MS, sampleS: SAMPLE_S, warmupS: WARMUP_S, timeoutMs: TIMEOUT_MS, logLevel: LOG_LEVEL, gcBeforeSample: GC },
         loadSeconds: driveResult.seconds,
         memory: { ...memory, samples },
         cpuPct: { serverMean: round(mean(cpu), 1), streamProcess: streamsCpuPct, driverProcess: driveCpuPct },
@@ -436,6 +441,7 @@ async function main(): Promise<void> {
           mutationsSkipped: driveResult.mutationsSkipped,
           streams: streamsResult.streamsOpened,
           framesReceived: streamsResult.framesReceived,
+          batchesReceived: streamsResult.batchesReceived,
           measuredEvents: streamsResult.measuredEvents,
         },
         toolCalls: { all: driveResult.allTools, byTool: driveResult.tools },

@@ -30,8 +30,9 @@ export interface ServiceProcess {
 
 const serverFile = join(fileURLToPath(new URL('..', import.meta.url)), 'service-server.js');
 
-export function startServiceProcess(opts: { env: Record<string, string>; gc?: boolean; execArgv?: string[]; onLine?: (line: string, stream: 'stdout' | 'stderr') => void }): Promise<ServiceProcess> {
-  const child = fork(serverFile, [], {
+/** `serverFile`: another build's bench/service-server.js (a comparison with the code before a change). */
+export function startServiceProcess(opts: { env: Record<string, string>; gc?: boolean; execArgv?: string[]; serverFile?: string; onLine?: (line: string, stream: 'stdout' | 'stderr') => void }): Promise<ServiceProcess> {
+  const child = fork(opts.serverFile ?? serverFile, [], {
     env: { ...process.env, ...opts.env },
     execArgv: [...(opts.gc ? ['--expose-gc'] : []), ...(opts.execArgv ?? [])],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
