@@ -243,7 +243,8 @@ async function main(): Promise<void> {
   let reported = false;
   try {
     server = await startServiceProcess({
-      env: { DATABASE_URL: url, LOG_LEVEL, MCP_RATE_LIMIT_PER_MINUTE: '0' },
+      // SOAK_STREAMS streams of SOAK_USERS users: far more per user than the default cap of 64 per user.
+      env: { DATABASE_URL: url, LOG_LEVEL, MCP_RATE_LIMIT_PER_MINUTE: '0', SSE_MAX_STREAMS_PER_USER: String(Math.max(64, STREAMS)) },
       gc: GC,
       execArgv: SERVER_NODE_ARGS,
       onLine: (line, stream) => {

@@ -21,9 +21,12 @@ export const SLICE_MS = 4;
  * (30–60 µs a message here, by its size: 2–4 ms).
  */
 export const SLICE_MESSAGES = 64;
-/** After a round of fan-out that cost `d` ms, the next one starts no sooner than `GAP_FACTOR × d` ms later... */
+/**
+ * Under sustained load — frames kept coming while a round ran — the next round starts `GAP_FACTOR × d` ms after one
+ * that cost `d` ms of slices, so more of them join and the fan-out keeps a bounded share of the loop...
+ */
 export const GAP_FACTOR = 2;
-/** ...and no later than this: the pause only spaces rounds under load, it never holds a frame longer. */
+/** ...but never later than this. After an idle round (nothing came meanwhile) the next frame goes out at once. */
 export const MAX_GAP_MS = 100;
 /** Frames one subscriber set may queue before it is collapsed into a `reset` (an instance far behind). */
 export const MAX_QUEUED_FRAMES = 20_000;
@@ -83,9 +86,9 @@ interface Delivery {
  * A round runs in slices of at most SLICE_MS with a turn of the event loop between them, so a burst to thousands of
  * streams delays no request by more than a slice; the next round starts once what came in meanwhile is queued (it
  * joins into fewer, larger messages) and, under load, after a pause proportional to the last round's cost, so the
- * fan-out takes a bounded share of the loop. A set's rounds run in order, so every stream's frames stay in position
- * order. A set whose oldest frame waited longer than SSE_LAG_MS gets one `reset` instead of its queue
- * (`svc_sse_resets_total{reason="lagging"}`).
+ * fan-out takes a bounded share of the loop (when it is idle in between, the next frame goes out at once). A set's
+ * rounds run in order, so every stream's frames stay in position order. A set whose oldest frame waited longer than
+ * SSE_LAG_MS gets one `reset` instead of its queue (`svc_sse_resets_total{reason="lagging"}`).
  */
 @Injectable()
 export class FeedHub {
@@ -96,6 +99,8 @@ export class FeedHub {
   private at = 0;
   private roundCost = 0;
   private nextRoundAt = 0;
+  /** Frames were queued while the current round ran (sustained load: the next one waits its gap). */
+  private busy = false;
   private timer: { immediate: NodeJS.Immediate } | { timeout: NodeJS.Timeout } | null = null;
   private readonly pump = (): void => this.runSlice();
 
@@ -149,6 +154,7 @@ export class FeedHub {
     for (const set of feed.sets.values()) if (set.admits(frame)) this.enqueue(set, frame);
     feed.unbuilt.push(frame);
     this.dirtyKeys.add(feed);
+    if (this.work.length) this.busy = true;
     this.schedule();
   }
 
@@ -296,7 +302,8 @@ export class FeedHub {
     this.roundCost = 0;
     this.work = [];
     this.at = 0;
-    this.nextRoundAt = now + Math.min(MAX_GAP_MS, cost * GAP_FACTOR);
+    this.nextRoundAt = this.busy ? now + Math.min(MAX_GAP_MS, cost * GAP_FACTOR) : 0;
+    this.busy = false;
     if (this.dirty.size) this.schedule();
   }
 }
