@@ -8,7 +8,7 @@ import type { MetricsService } from '../metrics/metrics.service.js';
 import type { BusEventKind, BusEvents, NotificationMessage, RealtimeEvent } from './events.js';
 import type { BusStatus } from './event-bus.port.js';
 import { EMITTER_DEFAULTS, EmitterEventBus } from './emitter-event-bus.js';
-import { EnvelopeDeserializer, EnvelopeSerializer, type Envelope, type OutgoingEnvelope } from './nats-wire.js';
+import { EnvelopeDeserializer, EnvelopeSerializer, outgoingEnvelope, type Envelope, type OutgoingEnvelope } from './nats-wire.js';
 import { asChange, asNotification, asSessionEnded } from './relayed-payload.js';
 
 type TransportOptions = Required<NatsOptions>['options'];
@@ -158,7 +158,7 @@ export class NatsEventBus extends EmitterEventBus {
         : kind === 'notification'
           ? `${this.prefix}.notify.${(payload as NotificationMessage).recipientType}.${(payload as NotificationMessage).recipientUuid}`
           : `${this.prefix}.session`;
-    this.client.emit<void, OutgoingEnvelope>(subject, { origin: this.instanceId, position, payload, payloadJson: data }).subscribe({ error: (err: unknown) => this.publishFailed(err) });
+    this.client.emit<void, OutgoingEnvelope>(subject, outgoingEnvelope(kind, this.instanceId, position, payload, data)).subscribe({ error: (err: unknown) => this.publishFailed(err) });
   }
 
   private publishFailed(err: unknown): void {

@@ -1,4 +1,5 @@
-import { EnvelopeDeserializer, EnvelopeSerializer } from './nats-wire.js';
+import { changeJson, type NotificationMessage, type RealtimeEvent } from './events.js';
+import { EnvelopeDeserializer, EnvelopeSerializer, outgoingEnvelope } from './nats-wire.js';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -8,6 +9,22 @@ describe('NATS wire format (platform.md §7)', () => {
     expect(new EnvelopeSerializer().serialize({ pattern: 'svc.change.c', data: { origin: 'i-1', position: 'e1-3', payload } })).toEqual({
       data: '{"origin":"i-1","position":"e1-3","payload":{"companyUuid":"c","action":"created"}}',
     });
+  });
+
+  it('sends a logged frame as it is, and the body is what serializing the message would give', () => {
+    const serializer = new EnvelopeSerializer();
+    const change: RealtimeEvent = { companyUuid: 'c', projectUuid: 'p', entityType: 'task', entityUuid: 't', action: 'created' };
+    const note: NotificationMessage = { recipientType: 'agent', recipientUuid: 'a', frame: { type: 'count_update', unreadCount: 3 } };
+    for (const [kind, payload, data] of [
+      ['change', change, changeJson(change)],
+      ['notification', note, JSON.stringify(note.frame)],
+    ] as const) {
+      const envelope = outgoingEnvelope(kind, 'i-1', 'e1-3', payload, data);
+      expect(envelope.payloadJson).toBeDefined();
+      const sent = serializer.serialize({ pattern: 'x', data: envelope }).data;
+      expect(JSON.parse(sent)).toEqual({ origin: 'i-1', position: 'e1-3', payload });
+      expect(sent).toBe(serializer.serialize({ pattern: 'x', data: outgoingEnvelope(kind, 'i-1', 'e1-3', payload) }).data);
+    }
   });
 
   it('reads a body as an event of the subscription it arrived on, never as a request', () => {

@@ -1,4 +1,5 @@
 import type { Deserializer, IncomingEvent, ReadPacket, Serializer } from '@nestjs/microservices';
+import type { BusEventKind, BusEvents, NotificationMessage } from './events.js';
 
 /** platform.md §7: the message body on the wire, exactly. */
 export interface Envelope {
@@ -11,6 +12,18 @@ export interface Envelope {
 /** An envelope to send; `payloadJson`, when given, is `payload` already serialized (and goes on the wire as it is). */
 export interface OutgoingEnvelope extends Envelope {
   payloadJson?: string;
+}
+
+/**
+ * The envelope of a published message. `data` is the frame's JSON as the publisher logged it: a change frame is the
+ * change event itself (its five fields), a notification frame is the message's `frame` — so neither is serialized
+ * again on the way out.
+ */
+export function outgoingEnvelope<K extends BusEventKind>(kind: K, origin: string, position: string | null, payload: BusEvents[K], data?: string): OutgoingEnvelope {
+  if (data === undefined || kind === 'session') return { origin, position, payload };
+  if (kind === 'change') return { origin, position, payload, payloadJson: data };
+  const m = payload as NotificationMessage;
+  return { origin, position, payload, payloadJson: `{"recipientType":${JSON.stringify(m.recipientType)},"recipientUuid":${JSON.stringify(m.recipientUuid)},"frame":${data}}` };
 }
 
 /**
