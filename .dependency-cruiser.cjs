@@ -1,5 +1,5 @@
 /**
- * Layering checked by a tool (ARCHITECTURE.md rule 12), run by `npm run lint` as `depcruise src`.
+ * Layering checked by a tool (docs/architecture.md), run by `npm run lint` as `depcruise src`.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -11,6 +11,17 @@ module.exports = {
       // Type-only imports vanish at compile time and cannot cause an initialisation cycle.
       from: {},
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'no-module-cycle',
+      severity: 'error',
+      comment:
+        'Modules form a directed graph (docs/architecture.md): no module reaches itself through others, whatever files ' +
+        'the path goes through and type-only imports included. A reaction that would point back goes through a typed ' +
+        'event (shared/events) instead of an import.',
+      scope: 'folder',
+      from: { path: '^src/modules/[^/]+$' },
+      to: { path: '^src/modules/[^/]+$', circular: true },
     },
     {
       name: 'domain-is-pure',

@@ -13,7 +13,7 @@ import { ProposalsModule } from './modules/proposals/index.js';
 import { NotificationsModule } from './modules/notifications/index.js';
 import { OAuthModule } from './modules/oauth/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
-import { SessionsModule } from './modules/sessions/sessions.module.js';
+import { SessionsModule } from './modules/sessions/index.js';
 import { TasksModule } from './modules/tasks/index.js';
 import { ToolsModule } from './modules/tools/index.js';
 

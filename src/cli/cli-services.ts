@@ -7,11 +7,13 @@ import type { DataSource } from 'typeorm';
  */
 
 export async function identityServices(ds: DataSource) {
-  const [{ IdentityAdminService }, { AgentService }] = await Promise.all([
+  const [{ IdentityAdminService }, { AgentService }, { EventEmitter2 }] = await Promise.all([
     import('../modules/identity/identity-admin.service.js'),
     import('../modules/identity/agent.service.js'),
+    import('@nestjs/event-emitter'),
   ]);
-  return { admin: new IdentityAdminService(ds), agents: new AgentService(ds) };
+  // No command archives an agent, the one agent mutation that dispatches an in-transaction event: nothing listens.
+  return { admin: new IdentityAdminService(ds), agents: new AgentService(ds, new EventEmitter2()) };
 }
 
 export async function grantServices(ds: DataSource) {

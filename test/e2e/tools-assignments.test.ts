@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { IdeaService } from '../../src/modules/ideas/index.js';
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';
-import { RESULT_CAP_BYTES } from '../../src/modules/tools/tool-result.js';
+import { RESULT_CAP_BYTES } from '../../src/modules/tool-kit/tool-result.js';
 import { McpWorld, sortedKeys, type McpAgent } from '../utils/mcp-world.js';
 import { userActor } from '../utils/world.js';
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AgentService, IdentityAdminService } from '../../src/modules/identity/index.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
+import { reactionsEmitter } from '../utils/on-event.js';
 
 export interface SeededUser {
   companyUuid: string;
@@ -20,7 +21,7 @@ export class IdentityFactory {
 
   constructor(db: DataSource) {
     this.admin = new IdentityAdminService(db);
-    this.agents = new AgentService(db);
+    this.agents = new AgentService(db, reactionsEmitter());
   }
 
   async company(name = `Company ${unique()}`): Promise<{ uuid: string; name: string }> {

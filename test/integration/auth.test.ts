@@ -6,6 +6,7 @@ import { ALL_PERMISSIONS } from '../../src/shared/auth/permissions.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { World } from '../utils/world.js';
+import { reactionsEmitter } from '../utils/on-event.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const READS = ['idea:read', 'proposal:read', 'document:read', 'task:read', 'project:read'];
@@ -32,7 +33,7 @@ describe('identity services (integration)', () => {
     world = await World.database();
     db = world.db;
     f = new IdentityFactory(db.dataSource);
-    agents = new AgentService(db.dataSource);
+    agents = new AgentService(db.dataSource, reactionsEmitter());
     company = await f.company('Acme');
     user = await f.user(company.uuid, { email: 'Alice@Example.test', name: 'Alice', password: 'correct horse' });
   });

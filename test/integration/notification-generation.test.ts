@@ -17,6 +17,7 @@ import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, MentionEntity, NotificationEntity, TaskEntity } from '../../src/entities.js';
 import { InboxWaits } from '../../src/modules/notifications/inbox-waits.js';
 import { Lifecycle } from '../../src/shared/lifecycle.js';
+import { reactionsEmitter } from '../utils/on-event.js';
 
 type Who = { type: 'user' | 'agent'; uuid: string };
 
@@ -79,7 +80,7 @@ beforeAll(async () => {
   helper = agentActor((await ids.agent(companyUuid, uc.uuid, { name: 'Helper Bot' })).agent, companyUuid);
   const g = await ids.agent(companyUuid, uc.uuid, { name: 'Ghost Bot' });
   ghost = agentActor(g.agent, companyUuid);
-  await new AgentService(db).archive({ companyUuid, userUuid: uc.uuid }, g.agent.uuid);
+  await new AgentService(db, reactionsEmitter()).archive({ companyUuid, userUuid: uc.uuid }, g.agent.uuid);
   for (let i = 0; i < 12; i++) extraUsers.push(userActor(await ids.user(companyUuid, { name: `Extra ${i}` })));
   const other = await ids.company();
   outsider = userActor(await ids.user(other.uuid, { name: 'Outsider' }));

@@ -1,4 +1,4 @@
-import { TOOL_ORDER } from '../../src/modules/tools/catalogue.js';
+import { TOOL_ORDER } from '../../src/modules/tool-kit/catalogue.js';
 import { checkTaskTransition, TASK_STATUSES, type TaskTrigger } from '../../src/modules/tasks/domain/task-transition.js';
 import { PROPOSAL_TRANSITIONS, checkProposalTransition, type ProposalTrigger } from '../../src/modules/proposals/domain/proposal-state.js';
 import { PROPOSAL_STATUSES } from '../../src/modules/proposals/domain/proposal-statuses.js';

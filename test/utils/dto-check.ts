@@ -1,4 +1,4 @@
-import { ToolArguments } from '../../src/modules/tools/tool-arguments.js';
+import { ToolArguments } from '../../src/modules/tool-kit/tool-arguments.js';
 import { AppError } from '../../src/shared/errors/app-error.js';
 import { createValidationPipe } from '../../src/shared/validation/validation.pipe.js';
 

@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { EVENT_LISTENER_METADATA, type EventEmitter2, type OnEventOptions } from '@nestjs/event-emitter';
+import { EVENT_LISTENER_METADATA, EventEmitter2, type OnEventOptions } from '@nestjs/event-emitter';
+import { SessionReactions } from '../../src/modules/sessions/session.reactions.js';
+import { EMITTER_DEFAULTS } from '../../src/shared/event-bus/emitter-event-bus.js';
 
 interface ListenerMetadata {
   event: string;
@@ -31,4 +33,14 @@ export function bindOnEvent(emitter: EventEmitter2, ...instances: object[]): voi
       }
     }
   }
+}
+
+/**
+ * An emitter with the in-transaction reactions bound (shared/events/tx-events.ts: the sessions module's), for
+ * hand-built services whose mutations dispatch them.
+ */
+export function reactionsEmitter(): EventEmitter2 {
+  const emitter = new EventEmitter2(EMITTER_DEFAULTS);
+  bindOnEvent(emitter, new SessionReactions());
+  return emitter;
 }

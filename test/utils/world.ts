@@ -27,6 +27,7 @@ import { IdentityFactory, type SeededUser } from '../factories/identity.factory.
 import { HttpClient } from './http.js';
 import { callTool, mcpClient, type ToolResult } from './mcp-client.js';
 import { bindOnEvent } from './on-event.js';
+import { SessionReactions } from '../../src/modules/sessions/session.reactions.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 /**
@@ -245,7 +246,7 @@ export function createHarness(db: DataSource): Harness {
   }, emitter);
   const logger = pino({ level: 'silent' });
   const runner = new TransactionRunner(db, bus, emitter, new MetricsService(), new UnloggedStreamLog(db, loadConfig({}), logger, new Lifecycle()), logger);
-  bindOnEvent(emitter, new ActivityService(db, new MentionService()));
+  bindOnEvent(emitter, new ActivityService(db, new MentionService()), new SessionReactions());
   const events: RealtimeEvent[] = [];
   bus.subscribe('change', (e) => events.push(e));
   return {

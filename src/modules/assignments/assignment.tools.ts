@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { IdeaTrackerService, type IdeaTracker } from '../ideas/index.js';
 import { TaskTrackerService, type TaskTracker } from '../tasks/index.js';
 import { NoArgsDto } from '../../shared/validation/no-args.dto.js';
-import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
 import { resolveScope } from './project-scope.js';
 
 /**

@@ -3,7 +3,7 @@ import { AgentService } from '../identity/index.js';
 import { IdeaTrackerService, type IdeaTracker } from '../ideas/index.js';
 import { NotificationService, type CheckinNotification } from '../notifications/index.js';
 import { NoArgsDto } from '../../shared/validation/no-args.dto.js';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
 
 /** The checkin's idea tracker holds the ten most recently updated ideas, across all projects (headers ignored). */
 const CHECKIN_IDEAS = 10;

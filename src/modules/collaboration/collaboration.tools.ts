@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
 import { ActivityService } from './activity.service.js';
 import { CommentService } from './comment.service.js';
 import {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
 import { DocumentService } from './document.service.js';
 import { CreateDocumentArgsDto, CreateReportArgsDto, DocumentRefDto, ListDocumentsArgsDto, UpdateDocumentArgsDto } from './dto/document.dto.js';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
 import { AnswerElaborationArgsDto, SkipElaborationArgsDto, StartElaborationArgsDto } from './dto/elaboration.dto.js';
 import { AvailableIdeasArgsDto, CreateIdeaArgsDto, EditIdeaArgsDto, IdeaRefDto, ListIdeasArgsDto, MoveIdeaArgsDto } from './dto/idea.dto.js';
 import { ElaborationService } from './elaboration.service.js';

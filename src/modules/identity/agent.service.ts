@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource, In, IsNull, type EntityManager } from 'typeorm';
 import { canonicalPermissions, isPermission, isPreset, type Permission, type Preset } from '../../shared/auth/permissions.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { dispatchTxEvent } from '../../shared/events/tx-events.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { closeAgentSessions } from '../sessions/index.js';
 import { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entity.js';
 import { newApiKey } from './domain/credentials.js';
 import { toAgentRecord, toApiKeyRecord, type AgentRecord, type ApiKeyRecord } from './agent.records.js';
@@ -50,7 +51,10 @@ function cleanName(name: string, max = 200): string {
 /** Agents and their API keys (platform.md §3): any user of the company reads; only the owner changes. */
 @Injectable()
 export class AgentService {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly events: EventEmitter2,
+  ) {}
 
   /** The company's agents, each with the OAuth grants that act as it (platform.md §2.5: the listing shows them). */
   async list(m: AgentManager): Promise<Array<AgentRecord & { grants: AgentGrantSummary[] }>> {
@@ -139,7 +143,7 @@ export class AgentService {
       agent.archivedAt = now;
       await em.save(agent);
       await em.update(AgentApiKeyEntity, { agentUuid: uuid, revokedAt: IsNull() }, { revokedAt: now });
-      await closeAgentSessions(em, uuid);
+      await dispatchTxEvent(this.events, em, 'agent.archiving', { agentUuid: uuid });
     });
     return { uuid, deleted: true };
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
 import { ListNotificationsArgsDto, MarkNotificationReadArgsDto, SnoozeNotificationArgsDto, UnarchiveNotificationArgsDto } from './dto/notification.dto.js';
 import type { NotificationRecord } from './notification.records.js';
 import { NotificationService, type AgentInboxAnswer } from './notification.service.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PagingArgsDto } from '../../shared/validation/paging-args.dto.js';
-import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
 import { CreateProjectDto, CreateProjectGroupDto, GroupRefDto, MoveProjectArgsDto, ProjectRefDto, UpdateProjectGroupArgsDto } from './dto/project.dto.js';
 import { ProjectGroupService } from './project-group.service.js';
 import { ProjectService } from './project.service.js';

@@ -1,6 +1,6 @@
-// What other modules may use of sessions: the in-transaction steps on its tables and its record types. The
-// SessionsModule and SessionService are left out on purpose: they build on the tasks module (a check-in claims its
-// task), which itself calls these steps, so the app root imports them from their files.
-export { checkOutTaskCheckins, closeAgentSessions, deleteTaskCheckins, useSessionForCall } from './session.steps.js';
+// Agent sessions and their task check-ins. The module builds on tasks (a check-in claims its task); what tasks and
+// identity need from it when their mutations touch a session or a check-in, they ask for with in-transaction events
+// (shared/events/tx-events.ts) that SessionReactions answers, so neither imports this module.
+export { SessionsModule } from './sessions.module.js';
 export type { AgentSessionEntity, SessionTaskCheckinEntity } from './session.entity.js';
 export type { SessionRecord } from './session.records.js';

@@ -7,7 +7,7 @@ import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } fro
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { TaskService, lockTask, type TaskSummary } from '../tasks/index.js';
-import { ownSession, requireActive } from './session.steps.js';
+import { ownSession, requireActive } from './session.checks.js';
 import { AgentSessionEntity, SessionTaskCheckinEntity } from './session.entity.js';
 import { toSessionRecords, type SessionRecord } from './session.records.js';
 

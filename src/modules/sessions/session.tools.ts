@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
 import { CreateSessionDto, ListSessionsArgsDto, SessionRefDto, SessionTaskDto } from './dto/session.dto.js';
 import { SessionService } from './session.service.js';
 

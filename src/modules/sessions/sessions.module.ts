@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TasksModule } from '../tasks/index.js';
 import { SessionController } from './session.controller.js';
+import { SessionReactions } from './session.reactions.js';
 import { SessionService } from './session.service.js';
 import { SessionTools } from './session.tools.js';
 
 @Module({
   imports: [TasksModule],
   controllers: [SessionController],
-  providers: [SessionService, SessionTools],
+  providers: [SessionService, SessionTools, SessionReactions],
   exports: [SessionService],
 })
 export class SessionsModule {}

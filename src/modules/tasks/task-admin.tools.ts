@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Tool, type ToolContext } from '../tools/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
 import { AssignTaskArgsDto, CloseTaskArgsDto, MarkCriteriaArgsDto, ReopenTaskArgsDto } from './dto/task-action.dto.js';
 import { TaskRefDto } from './dto/task-query.dto.js';
 import { TaskService } from './task.service.js';

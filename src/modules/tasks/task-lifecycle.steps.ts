@@ -5,7 +5,6 @@ import type { Tx } from '../../shared/database/transaction-runner.js';
 import { AppError, BlockedError, ForbiddenError, InvalidStateError, NotFoundError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { matchesActor } from '../identity/index.js';
-import { checkOutTaskCheckins } from '../sessions/index.js';
 import {
   acceptanceSummary,
   checkTaskTransition,
@@ -115,7 +114,9 @@ export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, o
     Object.assign(patch, { assigneeType: who.type, assigneeUuid: who.uuid, assignedAt: new Date(), assignedByType: actor.type, assignedByUuid: actor.uuid });
   }
   if (fx.resetCriteria) await resetCriteria(em, task.uuid);
-  const checkedOut = fx.checkoutSessions ? await checkOutTaskCheckins(tx, task.uuid) : [];
+  const closing = { taskUuid: task.uuid, checkedOutSessions: [] as string[] };
+  if (fx.checkoutSessions) await tx.dispatch('task.closing', closing);
+  const checkedOut = closing.checkedOutSessions;
   await em.update(TaskEntity, { uuid: task.uuid }, patch);
   Object.assign(task, patch);
 

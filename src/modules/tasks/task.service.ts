@@ -7,7 +7,6 @@ import { offsetOf, paging, type PageResult, type PagingInput } from '../../share
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { deleteTargetCollaboration, writeComment } from '../collaboration/index.js';
 import { requireAssignable } from '../identity/index.js';
-import { deleteTaskCheckins, useSessionForCall } from '../sessions/index.js';
 import { normalizeCriteria } from './domain/criteria.js';
 import { isResolved } from './domain/dependency.rules.js';
 import { cleanTitle, distinctUuids, MAX_WORK_REPORT, requiredText, type MarkInput, type MarkStatus, type OperationalStatus } from './domain/task-fields.js';
@@ -123,7 +122,7 @@ export class TaskService {
       const em = tx.manager;
       if (editsEdges) await lockProjectDependencies(em, (await this.find(em, actor, input.taskUuid)).projectUuid);
       const task = await lockTask(tx, input.taskUuid);
-      if (input.sessionUuid != null) await useSessionForCall(tx, input.sessionUuid, 'task update');
+      if (input.sessionUuid != null) await tx.dispatch('session.used', { actor: tx.actor, sessionUuid: input.sessionUuid, operation: 'task update' });
       if (editsEdges) await editDependencies(tx, task, add, remove);
 
       const patch: Partial<TaskEntity> = {};
@@ -225,7 +224,7 @@ export class TaskService {
     return this.runner.run({ ...actor }, async (tx) => {
       const em = tx.manager;
       const task = await lockTask(tx, input.taskUuid);
-      if (input.sessionUuid != null) await useSessionForCall(tx, input.sessionUuid, 'work report');
+      if (input.sessionUuid != null) await tx.dispatch('session.used', { actor: tx.actor, sessionUuid: input.sessionUuid, operation: 'work report' });
       if (!(await isAssignee(em, actor, task))) throw new ForbiddenError(REPORT_FORBIDDEN);
       if (status) await this.operationalMove(tx, task, status, REPORT_FORBIDDEN);
       const comment = await writeComment(tx, { type: 'task', uuid: task.uuid, projectUuid: task.projectUuid, title: task.title }, report);
@@ -270,7 +269,7 @@ export class TaskService {
         [task.uuid],
       );
       await deleteTargetCollaboration(em, actor.companyUuid, 'task', [task.uuid]);
-      await deleteTaskCheckins(tx, task.uuid);
+      await tx.dispatch('task.deleting', { taskUuid: task.uuid });
       await em.query(`DELETE FROM task_dependency WHERE task_uuid = $1 OR depends_on_uuid = $1`, [task.uuid]);
       await em.delete(AcceptanceCriterionEntity, { taskUuid: task.uuid });
       await em.delete(TaskEntity, { uuid: task.uuid });

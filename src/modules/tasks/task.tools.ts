@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tools/index.js';
+import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
 import { SelfCheckArgsDto, SubmitTaskArgsDto, WorkReportArgsDto } from './dto/task-action.dto.js';
 import { ListTasksArgsDto, TaskFilterArgsDto, TaskRefDto } from './dto/task-query.dto.js';
 import { CreateTasksArgsDto, UpdateTaskArgsDto } from './dto/task.dto.js';

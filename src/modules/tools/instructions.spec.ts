@@ -1,4 +1,4 @@
-import { TOOL_ORDER } from './catalogue.js';
+import { TOOL_ORDER } from '../tool-kit/index.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 
 describe('SERVER_INSTRUCTIONS (platform.md §4)', () => {

@@ -17,10 +17,7 @@ import type { Request } from 'express';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../shared/http/json-body.middleware.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { McpHttpError } from './mcp-errors.js';
-import { NO_NARROWING, ToolRegistry, type ToolNarrowing } from './tool-registry.js';
-import { UnknownToolError } from './tool-errors.js';
-import type { ToolContext } from './tool.metadata.js';
-import { isPlainObject } from './tool-arguments.js';
+import { isPlainObject, NO_NARROWING, ToolRegistry, UnknownToolError, type ToolContext, type ToolNarrowing } from '../tool-kit/index.js';
 
 const SERVER_INFO = { name: 'svc', title: 'svc: ideas, proposals, tasks and documents', version: '1.0.0' };
 /** Bodies over 1 MiB answer 413 (platform.md §4). */

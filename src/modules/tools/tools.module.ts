@@ -1,15 +1,15 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
 import { IdentityModule } from '../identity/index.js';
 import { OAuthModule } from '../oauth/index.js';
+import { ToolKitModule } from '../tool-kit/index.js';
 import { McpEndpoint } from './mcp-endpoint.js';
 import { McpController } from './mcp.controller.js';
-import { ToolRegistry } from './tool-registry.js';
 
+/** `POST /api/mcp`: credentials by key (identity) or OAuth token, then the kit's registry serves the tools. */
 @Module({
-  imports: [DiscoveryModule, IdentityModule, OAuthModule],
+  imports: [ToolKitModule, IdentityModule, OAuthModule],
   controllers: [McpController],
-  providers: [ToolRegistry, McpEndpoint],
-  exports: [ToolRegistry, McpEndpoint],
+  providers: [McpEndpoint],
+  exports: [McpEndpoint],
 })
 export class ToolsModule {}

@@ -16,6 +16,7 @@ import {
   type RealtimeEvent,
   type RecordedActivity,
 } from '../event-bus/events.js';
+import { dispatchTxEvent, type TxEventName, type TxEvents } from '../events/tx-events.js';
 import { LOGGER, requestContext } from '../logging/logger.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { StreamLog } from '../stream-log/stream-log.js';
@@ -40,7 +41,13 @@ export class Tx {
   constructor(
     readonly manager: EntityManager,
     readonly actor: Actor,
+    private readonly events: EventEmitter2,
   ) {}
+
+  /** Dispatches an in-transaction event (shared/events/tx-events.ts) to the module that reacts to it, and waits. */
+  dispatch<K extends TxEventName>(name: K, payload: TxEvents[K]): Promise<void> {
+    return dispatchTxEvent(this.events, this.manager, name, payload);
+  }
 
   /**
    * Records a change event for after commit: at most one per entity and project; `created`/`deleted` absorb a
@@ -105,7 +112,7 @@ export class TransactionRunner {
     let frames: string[] = [];
     let positions: string[] = [];
     const result = await this.db.transaction(async (manager) => {
-      tx = new Tx(manager, actor);
+      tx = new Tx(manager, actor, this.events);
       const r = await work(tx);
       if (tx.activities.length || tx.mentionSources.length) await this.beforeCommit(tx);
       changes = tx.changeEvents();
