@@ -104,7 +104,7 @@ describe('ActivityService.list', () => {
 
   it('keeps activities of deleted targets readable (no existence check on the target)', async () => {
     const ghost = randomUUID();
-    await h.runner.run(user, async (tx) => tx.activity({ projectUuid: secondProjectUuid, targetType: 'document', targetUuid: ghost, action: 'deleted' }));
+    await h.runner.run(user, async (tx) => tx.record('document.deleted', { projectUuid: secondProjectUuid, uuid: ghost }, { title: 'Ghost' }));
     const res = await svc.list(user, { projectUuid: secondProjectUuid, targetType: 'document', targetUuid: ghost });
     expect(res.activities.map((a) => a.action)).toEqual(['deleted']);
   });

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
+import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
-import { agentActor, type Harness, userActor, World } from '../utils/world.js';
+import { agentActor, type Harness, textsOf, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, CommentEntity } from '../../src/entities.js';
 
@@ -26,7 +26,7 @@ let other: Actor;
 let projectUuid: string;
 let targets: Record<Kind, { uuid: string; title: string }>;
 let otherTargets: Record<Kind, { uuid: string }>;
-const mutations: ActivityCommitted[] = [];
+const mutations: MutationCommitted[] = [];
 
 async function snapshot(): Promise<{ comments: number; activities: number }> {
   return { comments: await db.getRepository(CommentEntity).count(), activities: await db.getRepository(ActivityEntity).count() };
@@ -91,7 +91,7 @@ describe('CommentService.add', () => {
     expect(activity).toMatchObject({ companyUuid: user.companyUuid, projectUuid, targetType: kind, actorType: 'user', actorUuid: user.uuid, sessionUuid: null, sessionName: null });
 
     expect(mutations).toHaveLength(1);
-    expect(mutations[0].mentionSources).toEqual([
+    expect(textsOf(mutations[0])).toEqual([
       {
         sourceType: 'comment',
         sourceUuid: rec.uuid,
@@ -103,7 +103,7 @@ describe('CommentService.add', () => {
         after: `hello ${kind}`,
       },
     ]);
-    expect(mutations[0].activities.map((a) => a.action)).toEqual(['comment_added']);
+    expect(mutations[0].events.map((e) => e.name)).toEqual(['comment.added', 'text.written']);
   });
 
   it('records the agent author and its session on the activity', async () => {
@@ -155,7 +155,7 @@ describe('CommentService.add', () => {
     const after = await snapshot();
     expect(after.comments).toBe(before.comments + 2);
     expect(after.activities).toBe(before.activities + 1);
-    expect(mutations[0].mentionSources.map((m) => m.after)).toEqual(['first', 'second']);
+    expect(textsOf(mutations[0]).map((m) => m.after)).toEqual(['first', 'second']);
     // Both share one transaction, yet keep their order.
     const listed = await svc.list(user, { targetType: 'task', targetUuid: targets.task.uuid, pageSize: 100 });
     expect(listed.comments.slice(-2).map((c) => c.content)).toEqual(['first', 'second']);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expectAppError } from '../utils/expect-error.js';
 import { createIdeaWorld, type IdeaWorld } from '../utils/domain-world.js';
+import { textsOf } from '../utils/world.js';
 import { question } from '../factories/domain.factory.js';
 
 let w: IdeaWorld;
@@ -67,7 +68,7 @@ describe('create (svc_pm_create_idea)', () => {
     expect(idea.references[0].targetUuid).toBe(idea.uuid);
     expect(w.h.takeEvents()).toEqual([ev('idea', idea.uuid, projectUuid, 'created')]);
     expect(await w.activities(idea.uuid)).toEqual([{ action: 'created', project_uuid: projectUuid, value: { title: 'Dark mode' }, actor_uuid: w.pm.uuid }]);
-    expect(w.mutations[0].mentionSources).toEqual([
+    expect(textsOf(w.mutations[0])).toEqual([
       { sourceType: 'idea', sourceUuid: idea.uuid, entityType: 'idea', entityUuid: idea.uuid, entityTitle: 'Dark mode', projectUuid, before: null, after: 'Ask @[Bob](user:x)' },
     ]);
   });
@@ -80,7 +81,7 @@ describe('create (svc_pm_create_idea)', () => {
     expect(w.h.takeEvents()).toEqual([ev('idea', child.uuid, projectUuid, 'created'), ev('idea', theme.uuid, projectUuid, 'updated')]);
     const again = await w.ideas.get(w.alice, { ideaUuid: theme.uuid });
     expect(again).toMatchObject({ isContainer: true, childCount: 1, children: [{ uuid: child.uuid, title: 'Child', status: 'open', derivedStatus: 'todo' }] });
-    expect(w.mutations.every((m) => m.mentionSources.length === 0)).toBe(true);
+    expect(w.mutations.every((m) => textsOf(m).length === 0)).toBe(true);
   });
 
   it('refuses bad input, a foreign project and a parent elsewhere, writing nothing', async () => {
@@ -160,7 +161,7 @@ describe('edit (svc_edit_idea)', () => {
     expect(r).toMatchObject({ title: 'New', content: 'new text', isContainer: true });
     expect(w.h.takeEvents()).toEqual([ev('idea', idea.uuid, projectUuid, 'updated')]);
     expect((await w.activities(idea.uuid)).at(-1)).toEqual({ action: 'edited', project_uuid: projectUuid, value: { fields: ['title', 'content', 'isContainer'] }, actor_uuid: w.pm.uuid });
-    expect(w.mutations[0].mentionSources).toEqual([
+    expect(textsOf(w.mutations[0])).toEqual([
       { sourceType: 'idea', sourceUuid: idea.uuid, entityType: 'idea', entityUuid: idea.uuid, entityTitle: 'New', projectUuid, before: 'old text', after: 'new text' },
     ]);
   });

@@ -11,7 +11,7 @@ import type { Actor } from '../../src/shared/auth/actor.js';
 import { CoreModule } from '../../src/shared/core.module.js';
 import { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
-import { MUTATION_EVENTS, type ActivityCommitted, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import { MUTATION_EVENTS, type MutationCommitted, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { Lifecycle } from '../../src/shared/lifecycle.js';
 import { createLogger, PinoNestLogger, requestContext } from '../../src/shared/logging/logger.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
@@ -28,7 +28,7 @@ const reactions: string[] = [];
 
 @Injectable()
 class FailingReaction {
-  @OnEvent(MUTATION_EVENTS.activityCommitted)
+  @OnEvent(MUTATION_EVENTS.committed)
   async react(): Promise<void> {
     throw new Error('reaction boom');
   }
@@ -36,10 +36,10 @@ class FailingReaction {
 
 @Injectable()
 class SlowReaction {
-  @OnEvent(MUTATION_EVENTS.activityCommitted)
-  async react(m: ActivityCommitted): Promise<void> {
+  @OnEvent(MUTATION_EVENTS.committed)
+  async react(m: MutationCommitted): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
-    reactions.push(m.activities.map((a) => a.action).join(','));
+    reactions.push(m.events.map((e) => e.name).join(','));
   }
 }
 
@@ -99,14 +99,14 @@ describe('mutation events on @nestjs/event-emitter', () => {
     const result = await requestContext.run({ requestId: 'req-7' }, () =>
       runner.run(actor, async (tx) => {
         tx.change('idea', target, projectUuid, 'updated');
-        tx.activity({ projectUuid, targetType: 'idea', targetUuid: target, action: 'edited', value: { fields: ['title'] } });
-        tx.activity({ projectUuid, targetType: 'idea', targetUuid: target, action: 'assigned' });
+        tx.record('idea.edited', { projectUuid, uuid: target }, { fields: ['title'] });
+        tx.record('idea.assigned', { projectUuid, uuid: target }, {} as never);
         return 'done';
       }),
     );
     expect(result).toBe('done');
     // The slow reaction ran to its end before run() returned, despite the failing one.
-    expect(reactions).toEqual(['edited,assigned']);
+    expect(reactions).toEqual(['idea.edited,idea.assigned']);
     expect(logs).toContainEqual(expect.objectContaining({ level: 'error', context: 'Event', msg: 'reaction boom', requestId: 'req-7' }));
     // Collaboration's policy: two actions on one target are one row, led by the action that is not an edit.
     expect(await activitiesOf(target)).toEqual([expect.objectContaining({ action: 'assigned', value: { changes: [{ action: 'edited', fields: ['title'] }, { action: 'assigned' }] } })]);
@@ -118,22 +118,22 @@ describe('mutation events on @nestjs/event-emitter', () => {
     const failing = async (): Promise<void> => {
       throw new Error('plain boom');
     };
-    emitter.on(MUTATION_EVENTS.activityCommitted, failing);
+    emitter.on(MUTATION_EVENTS.committed, failing);
     try {
       const target = randomUUID();
       const result = await requestContext.run({ requestId: 'req-8' }, () =>
         runner.run(actor, async (tx) => {
-          tx.activity({ projectUuid, targetType: 'task', targetUuid: target, action: 'verified' });
+          tx.record('task.verified', { projectUuid, uuid: target }, {});
           return 42;
         }),
       );
       expect(result).toBe(42);
       // The slow @OnEvent reaction still ran to its end before run() returned.
-      expect(reactions).toEqual(['verified']);
-      expect(logs).toContainEqual(expect.objectContaining({ level: 'error', msg: 'post-commit handler failed', err: 'plain boom', requestId: 'req-8', event: MUTATION_EVENTS.activityCommitted }));
+      expect(reactions).toEqual(['task.verified']);
+      expect(logs).toContainEqual(expect.objectContaining({ level: 'error', msg: 'post-commit handler failed', err: 'plain boom', requestId: 'req-8', event: MUTATION_EVENTS.committed }));
       expect(await activitiesOf(target)).toHaveLength(1);
     } finally {
-      emitter.off(MUTATION_EVENTS.activityCommitted, failing);
+      emitter.off(MUTATION_EVENTS.committed, failing);
     }
   });
 
@@ -142,8 +142,8 @@ describe('mutation events on @nestjs/event-emitter', () => {
     await expect(
       runner.run(actor, async (tx) => {
         tx.change('task', target, projectUuid, 'updated');
-        tx.activity({ projectUuid, targetType: 'task', targetUuid: target, action: 'edited' });
-        tx.mentions({ sourceType: 'task', sourceUuid: target, entityType: 'task', entityUuid: target, entityTitle: 'x', projectUuid, before: null, after: 'hi' });
+        tx.record('task.edited', { projectUuid, uuid: target }, { fields: [] });
+        tx.text({ sourceType: 'task', sourceUuid: target, entityType: 'task', entityUuid: target, entityTitle: 'x', projectUuid, before: null, after: 'hi' });
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');

@@ -249,8 +249,8 @@ describe('filtering (notifications.md §4.3)', () => {
     const t = await f.task(project, who(alice));
     await h.runner.run(dev, async (tx) => {
       await tx.manager.update(TaskEntity, { uuid: t.uuid }, { assigneeType: 'agent', assigneeUuid: helper.uuid, status: 'assigned' });
-      tx.activity({ projectUuid: project.uuid, targetType: 'task', targetUuid: t.uuid, action: 'assigned' });
-      tx.activity({ projectUuid: project.uuid, targetType: 'task', targetUuid: t.uuid, action: 'comment_added' });
+      tx.record('task.assigned', { projectUuid: project.uuid, uuid: t.uuid }, {} as never);
+      tx.record('comment.added', { projectUuid: project.uuid, uuid: t.uuid, type: 'task' }, { commentUuid: '' });
     });
     const got = await rows();
     expect(got.map((n) => [n.recipientUuid, n.action])).toEqual([
@@ -263,7 +263,7 @@ describe('filtering (notifications.md §4.3)', () => {
     const t = await f.task(project, who(alice));
     await expect(
       h.runner.run(dev, async (tx) => {
-        tx.activity({ projectUuid: project.uuid, targetType: 'task', targetUuid: t.uuid, action: 'verified' });
+        tx.record('task.verified', { projectUuid: project.uuid, uuid: t.uuid }, {} as never);
         throw new Error('refused');
       }),
     ).rejects.toThrow('refused');
@@ -353,7 +353,7 @@ describe('batches and frames (notifications.md §3, §4.5)', () => {
     const t = await f.task(project, who(alice), { title: 'Big one' });
     await drive.editText(bob, 'task', t, `owner: ${mention(helper)} fyi ${mention(carol)}`, async (tx) => {
       await tx.manager.update(TaskEntity, { uuid: t.uuid }, { assigneeType: 'agent', assigneeUuid: helper.uuid, status: 'assigned' });
-      tx.activity({ projectUuid: project.uuid, targetType: 'task', targetUuid: t.uuid, action: 'assigned' });
+      tx.record('task.assigned', { projectUuid: project.uuid, uuid: t.uuid }, {} as never);
     });
     const batch = (await rows()).filter((n) => n.entityUuid === t.uuid);
     expect(batch.map((n) => [n.recipientUuid, n.action])).toEqual([
@@ -402,7 +402,7 @@ describe('batches and frames (notifications.md §3, §4.5)', () => {
     const result = await requestContext.run({ requestId: 'req-42' }, () =>
       h.runner.run(alice, async (tx) => {
         await tx.manager.update(TaskEntity, { uuid: t.uuid }, { title: 'Renamed' });
-        tx.activity({ projectUuid: project.uuid, targetType: 'task', targetUuid: t.uuid, action: 'verified' });
+        tx.record('task.verified', { projectUuid: project.uuid, uuid: t.uuid }, {} as never);
         return 'done';
       }),
     );
@@ -417,9 +417,9 @@ describe('batches and frames (notifications.md §3, §4.5)', () => {
   it('a batch that fails in the database writes no notification and no frame, and keeps the mutation and its mentions', async () => {
     const i = await f.idea(project, who(alice));
     await h.runner.run(bob, async (tx) => {
-      tx.activity({ projectUuid: project.uuid, targetType: 'idea', targetUuid: i.uuid, action: 'edited' });
+      tx.record('idea.edited', { projectUuid: project.uuid, uuid: i.uuid }, {} as never);
       // An entity type the notification table refuses: the whole batch must roll back.
-      tx.mentions({ sourceType: 'idea', sourceUuid: i.uuid, entityType: 'bogus' as 'idea', entityUuid: i.uuid, entityTitle: 'x', projectUuid: project.uuid, before: null, after: mention(carol) });
+      tx.text({ sourceType: 'idea', sourceUuid: i.uuid, entityType: 'bogus' as 'idea', entityUuid: i.uuid, entityTitle: 'x', projectUuid: project.uuid, before: null, after: mention(carol) });
     });
     expect(await rows()).toEqual([]);
     expect(await db.getRepository(MentionEntity).findBy({ sourceUuid: i.uuid })).toEqual([expect.objectContaining({ mentionedType: 'user', mentionedUuid: carol.uuid })]);
@@ -434,8 +434,8 @@ describe('batches and frames (notifications.md §3, §4.5)', () => {
     await expect(
       h.runner.run(bob, async (tx) => {
         tx.change('idea', i.uuid, project.uuid, 'updated');
-        tx.activity({ projectUuid: project.uuid, targetType: 'idea', targetUuid: i.uuid, action: 'edited' });
-        tx.mentions({ sourceType: 'idea', sourceUuid: i.uuid, entityType: 'idea', entityUuid: i.uuid, entityTitle: 'x', projectUuid: project.uuid, before: null, after: mention(carol) });
+        tx.record('idea.edited', { projectUuid: project.uuid, uuid: i.uuid }, {} as never);
+        tx.text({ sourceType: 'idea', sourceUuid: i.uuid, entityType: 'idea', entityUuid: i.uuid, entityTitle: 'x', projectUuid: project.uuid, before: null, after: mention(carol) });
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');
@@ -454,7 +454,7 @@ describe('batches and frames (notifications.md §3, §4.5)', () => {
         await tx.manager.update(TaskEntity, { uuid: t.uuid }, { title: 'Never' });
         tx.change('task', t.uuid, project.uuid, 'updated');
         // A mention source type the mention table refuses: collaboration's write fails inside the transaction.
-        tx.mentions({ sourceType: 'bogus' as 'task', sourceUuid: t.uuid, entityType: 'task', entityUuid: t.uuid, entityTitle: 'x', projectUuid: project.uuid, before: null, after: mention(carol) });
+        tx.text({ sourceType: 'bogus' as 'task', sourceUuid: t.uuid, entityType: 'task', entityUuid: t.uuid, entityTitle: 'x', projectUuid: project.uuid, before: null, after: mention(carol) });
       }),
     ).rejects.toThrow();
     expect((await db.getRepository(TaskEntity).findOneByOrFail({ uuid: t.uuid })).title).not.toBe('Never');

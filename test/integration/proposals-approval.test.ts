@@ -1,7 +1,7 @@
 import { In } from 'typeorm';
-import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
+import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import type { TestDatabase } from '../utils/test-database.js';
-import { World } from '../utils/world.js';
+import { textsOf, World } from '../utils/world.js';
 import { LONG_CONTENT, proposalIn, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 import { AcceptanceCriterionEntity, CommentEntity, DocumentEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
@@ -11,7 +11,7 @@ describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
   let world: World;
   let db: TestDatabase;
   let w: ProposalWorld;
-  const committed: ActivityCommitted[] = [];
+  const committed: MutationCommitted[] = [];
 
   beforeAll(async () => {
     world = await World.database();
@@ -91,7 +91,7 @@ describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
 
       // Task descriptions are handed to the mention pipeline as new texts.
       expect(committed).toHaveLength(1);
-      expect(committed[0].mentionSources).toEqual([
+      expect(textsOf(committed[0])).toEqual([
         expect.objectContaining({ sourceType: 'task', sourceUuid: ta, entityType: 'task', entityUuid: ta, entityTitle: 'Task A', before: null, after: expect.stringContaining('@[Someone]') }),
         expect.objectContaining({ sourceUuid: tb, before: null, after: 'Second' }),
         expect.objectContaining({ sourceUuid: tc, before: null, after: 'Third' }),

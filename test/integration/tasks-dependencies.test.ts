@@ -1,6 +1,6 @@
-import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
+import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { type Harness, World } from '../utils/world.js';
+import { type Harness, textsOf, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
 /** svc_create_tasks, dependency edits (domain.md §6.4) and task deletion (§8). */
@@ -10,7 +10,7 @@ describe('task creation, dependencies and deletion', () => {
   let h: Harness;
   let f: TaskFactory;
   let w: TaskWorld;
-  const mutations: ActivityCommitted[] = [];
+  const mutations: MutationCommitted[] = [];
 
   beforeAll(async () => {
     world = await World.database();
@@ -76,7 +76,7 @@ describe('task creation, dependencies and deletion', () => {
       expect((await f.tasks.get(w.admin, { taskUuid: existing.uuid })).dependedBy).toEqual([{ uuid: api, title: 'API', status: 'open' }]);
       expect((await f.activities(api)).map((a) => a.action)).toEqual(['created']);
       // Descriptions are mention sources on creation.
-      expect(mutations.at(-1)!.mentionSources).toEqual([
+      expect(textsOf(mutations.at(-1)!)).toEqual([
         expect.objectContaining({ sourceType: 'task', sourceUuid: api, entityType: 'task', entityUuid: api, entityTitle: 'API', before: null, after: expect.stringContaining('@[Admin]') }),
       ]);
     });

@@ -1,6 +1,6 @@
-import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
+import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { type Harness, World } from '../utils/world.js';
+import { type Harness, textsOf, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
 /** svc_update_task field edits and named sessions, svc_report_work (tools.md §5.2, §5.4). */
@@ -10,7 +10,7 @@ describe('task edits and work reports', () => {
   let h: Harness;
   let f: TaskFactory;
   let w: TaskWorld;
-  const mutations: ActivityCommitted[] = [];
+  const mutations: MutationCommitted[] = [];
 
   beforeAll(async () => {
     world = await World.database();
@@ -40,7 +40,7 @@ describe('task edits and work reports', () => {
       expect(r).toMatchObject({ title: 'New title', description: 'new', priority: 'low', storyPoints: 8, status: 'open' });
       expect(h.takeEvents()).toEqual([updated(t.uuid)]);
       expect((await f.activities(t.uuid)).at(-1)).toMatchObject({ action: 'edited', value: { fields: ['title', 'description', 'priority', 'storyPoints'] } });
-      expect(mutations[0].mentionSources).toEqual([
+      expect(textsOf(mutations[0])).toEqual([
         { sourceType: 'task', sourceUuid: t.uuid, entityType: 'task', entityUuid: t.uuid, entityTitle: 'New title', projectUuid: w.projectUuid, before: 'old @[A](user:' + w.user2.uuid + ')', after: 'new' },
       ]);
       expect((await f.tasks.update(w.otherDev, { taskUuid: t.uuid, storyPoints: null })).storyPoints).toBeNull();
@@ -123,7 +123,7 @@ describe('task edits and work reports', () => {
       expect(comment).toEqual({ uuid: r.commentUuid, content: text, author_type: 'agent', author_uuid: w.dev.uuid, target_type: 'task', company_uuid: w.companyUuid });
       expect(h.takeEvents()).toEqual([updated(uuid)]);
       expect((await f.activities(uuid)).at(-1)).toMatchObject({ action: 'comment_added', value: { commentUuid: r.commentUuid } });
-      expect(mutations[0].mentionSources).toEqual([
+      expect(textsOf(mutations[0])).toEqual([
         { sourceType: 'comment', sourceUuid: r.commentUuid, entityType: 'task', entityUuid: uuid, entityTitle: r.task.title, projectUuid: w.projectUuid, before: null, after: text },
       ]);
     });

@@ -1,5 +1,5 @@
 import type { Actor } from '../../src/shared/auth/actor.js';
-import type { ActivityCommitted } from '../../src/shared/event-bus/events.js';
+import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { DomainFactory } from '../factories/domain.factory.js';
@@ -30,7 +30,7 @@ export interface IdeaWorld {
   devRecord: AgentRecord;
   mallory: Actor;
   malloryAgent: Actor;
-  mutations: ActivityCommitted[];
+  mutations: MutationCommitted[];
   /** The stored idea row, for "unchanged on refusal" comparisons. */
   ideaRow(uuid: string): Promise<Record<string, unknown> | undefined>;
   /** Runs a call that must be refused with `code` (and `message`) and checks that nothing was written or published. */
@@ -42,7 +42,7 @@ export interface IdeaWorld {
 export async function createIdeaWorld(): Promise<IdeaWorld> {
   const world = await World.database();
   const { db, h, ids } = world;
-  const mutations: ActivityCommitted[] = [];
+  const mutations: MutationCommitted[] = [];
   h.onCommitted((m) => {
     mutations.push(m);
   });

@@ -14,7 +14,8 @@ import { effectivePermissions, type Permission, type Preset } from '../../src/sh
 import { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import { EMITTER_DEFAULTS } from '../../src/shared/event-bus/emitter-event-bus.js';
-import { MUTATION_EVENTS, type ActivityCommitted, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import { MUTATION_EVENTS, type MutationCommitted, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import type { MentionSource } from '../../src/shared/events/domain-events.js';
 import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
 import { createLogger } from '../../src/shared/logging/logger.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
@@ -221,7 +222,7 @@ export interface Harness {
   /** Clears recorded events and returns what was recorded. */
   takeEvents(): RealtimeEvent[];
   /** Calls `listener` with what every committed mutation recorded (activities, texts, new mentions). */
-  onCommitted(listener: (m: ActivityCommitted) => void): void;
+  onCommitted(listener: (m: MutationCommitted) => void): void;
 }
 
 /** The stream log outside a Nest app (no background pruning). */
@@ -257,7 +258,7 @@ export function createHarness(db: DataSource): Harness {
     events,
     takeEvents: () => events.splice(0, events.length),
     onCommitted: (listener) => {
-      emitter.on(MUTATION_EVENTS.activityCommitted, listener);
+      emitter.on(MUTATION_EVENTS.committed, listener);
     },
   };
 }
@@ -282,4 +283,9 @@ async function openAppPool(db: TestDatabase, statementTimeoutMs: number): Promis
   const ds = createDataSource({ url: db.url, entities: ENTITIES, migrations: MIGRATIONS, poolSize: 10, statementTimeoutMs });
   await ds.initialize();
   return ds;
+}
+
+/** The texts a committed mutation wrote (its `text.written` events), in order. */
+export function textsOf(m: MutationCommitted): MentionSource[] {
+  return m.events.flatMap((e) => (e.name === 'text.written' ? [e.payload] : []));
 }

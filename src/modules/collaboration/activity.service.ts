@@ -5,8 +5,9 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import type { Actor } from '../../shared/auth/actor.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { MUTATION_EVENTS } from '../../shared/event-bus/events.js';
+import { activityAction, NOT_ACTIVITIES, type AnyDomainEvent } from '../../shared/events/domain-events.js';
 import { ActivityEntity } from './activity.entity.js';
-import { mergeActivities } from './domain/activity-merge.js';
+import { mergeActivities, type RecordedActivity } from './domain/activity-merge.js';
 import { MentionService } from './mention.service.js';
 import { PersonResolver } from '../../shared/database/person.js';
 import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
@@ -41,11 +42,16 @@ export async function recentActivities(em: EntityManager, companyUuid: string, p
   return toRecords(em, rows);
 }
 
+/** A domain event as an entry of the log: its verb the action, its payload the value (none when it carries nothing). */
+function asActivity(e: AnyDomainEvent): RecordedActivity {
+  const value = e.payload as Record<string, unknown>;
+  return { uuid: e.uuid, projectUuid: e.projectUuid, targetType: e.target.type, targetUuid: e.target.uuid, action: activityAction(e.name), value: Object.keys(value).length ? value : null };
+}
+
 /**
- * The project's audit stream (domain.md §2.18); activities outlive their targets. Services record what they do on
- * their transaction (`tx.activity`, `tx.mentions`); before that transaction commits, `recordWithin` writes the
- * activity and mention rows with its manager, so they commit or roll back with the mutation, and holds
- * `activityCommitted` (what notification generation reacts to) until commit.
+ * The project's audit stream (domain.md §2.18); activities outlive their targets. Services record what happened on
+ * their transaction as typed domain events (`tx.record`, `tx.text`); before that transaction commits, `recordWithin`
+ * writes the activity and mention rows with its manager, so they commit or roll back with the mutation.
  */
 @Injectable()
 export class ActivityService {
@@ -54,11 +60,16 @@ export class ActivityService {
     private readonly mentions: MentionService,
   ) {}
 
-  /** Errors are not suppressed: a failed write rolls the mutation back, as any failure of its own would. */
+  /**
+   * Before the mutation commits, with its manager: one activity row per changed target from its domain events (the
+   * event's verb is the row's action, its payload the value), and the new mentions of the texts it wrote, each
+   * recorded back as a `mention.created` event for the reactions after commit. Errors are not suppressed: a failed
+   * write rolls the mutation back, as any failure of its own would.
+   */
   @OnEvent(MUTATION_EVENTS.beforeCommit, { suppressErrors: false })
   async recordWithin(tx: Tx): Promise<void> {
     const { actor, manager } = tx;
-    const rows = mergeActivities(tx.activities);
+    const rows = mergeActivities(tx.events.filter((e) => !NOT_ACTIVITIES.has(e.name)).map(asActivity));
     if (rows.length) {
       const now = Date.now();
       await manager.insert(
@@ -80,8 +91,10 @@ export class ActivityService {
         })) as QueryDeepPartialEntity<ActivityEntity>[],
       );
     }
-    const mentions = await this.mentions.record(manager, actor, tx.mentionSources);
-    tx.emitAfterCommit(MUTATION_EVENTS.activityCommitted, { actor, activities: tx.activities, mentionSources: tx.mentionSources, mentions });
+    const texts = tx.events.flatMap((e) => (e.name === 'text.written' ? [e.payload] : []));
+    for (const m of await this.mentions.record(manager, actor, texts)) {
+      tx.record('mention.created', { projectUuid: m.source.projectUuid, uuid: m.source.entityUuid, type: m.source.entityType }, m);
+    }
   }
 
   async list(actor: Actor, input: ListActivityInput): Promise<{ activities: ActivityRecord[] } & PageResult> {

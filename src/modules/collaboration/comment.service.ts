@@ -62,14 +62,8 @@ export async function writeComment(tx: Tx, target: ResolvedTarget, content: stri
     .execute();
   const comment = await tx.manager.findOneByOrFail(CommentEntity, { uuid });
   tx.change(target.type, target.uuid, target.projectUuid, 'updated');
-  tx.activity({
-    projectUuid: target.projectUuid,
-    targetType: target.type,
-    targetUuid: target.uuid,
-    action: 'comment_added',
-    value: { commentUuid: comment.uuid },
-  });
-  tx.mentions({
+  tx.record('comment.added', { projectUuid: target.projectUuid, uuid: target.uuid, type: target.type }, { commentUuid: comment.uuid });
+  tx.text({
     sourceType: 'comment',
     sourceUuid: comment.uuid,
     entityType: target.type,

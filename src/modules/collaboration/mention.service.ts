@@ -3,7 +3,10 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { Actor } from '../../shared/auth/actor.js';
-import type { MentionSource, RecordedMention } from '../../shared/event-bus/events.js';
+import type { DomainEventMap, MentionSource } from '../../shared/events/domain-events.js';
+
+/** The new, valid mentions of one text, as written to the `mention` table. */
+type RecordedMention = DomainEventMap['mention.created'];
 import { MentionEntity } from './collaboration.entity.js';
 import { newMentions } from './domain/mentions.js';
 import { validMentionTargets } from './mention-targets.queries.js';

@@ -5,6 +5,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { PersonResolver } from '../../shared/database/person.js';
 import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
+import type { DomainEventMap } from '../../shared/events/domain-events.js';
 import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { ReferenceEntity, type ReferenceTargetType } from './collaboration.entity.js';
@@ -93,7 +94,7 @@ export class ReferenceService {
       // Locked so two concurrent adds cannot both pass the limit.
       const target = await resolveTarget(tx.manager, actor.companyUuid, targetType, input.targetUuid, true);
       const [row] = await insertReferences(tx, { type: targetType, uuid: target.uuid }, [ref]);
-      this.record(tx, target, 'reference_added', { referenceUuid: row.uuid, type: row.type, title: row.title, url: row.url });
+      this.record(tx, target, 'reference.added', { referenceUuid: row.uuid, type: row.type, title: row.title, url: row.url });
       return this.toRecord(tx.manager, row);
     });
   }
@@ -112,7 +113,7 @@ export class ReferenceService {
       const target = await resolveTarget(tx.manager, actor.companyUuid, row.targetType, row.targetUuid);
       Object.assign(row, next);
       const saved = await tx.manager.save(row);
-      this.record(tx, target, 'reference_updated', { referenceUuid: row.uuid, fields: changed });
+      this.record(tx, target, 'reference.updated', { referenceUuid: row.uuid, fields: changed });
       return this.toRecord(tx.manager, saved);
     });
   }
@@ -122,7 +123,7 @@ export class ReferenceService {
       const row = await this.find(tx, input.referenceUuid);
       const target = await resolveTarget(tx.manager, actor.companyUuid, row.targetType, row.targetUuid);
       await tx.manager.delete(ReferenceEntity, { uuid: row.uuid, companyUuid: actor.companyUuid });
-      this.record(tx, target, 'reference_removed', { referenceUuid: row.uuid, title: row.title, url: row.url });
+      this.record(tx, target, 'reference.removed', { referenceUuid: row.uuid, title: row.title, url: row.url });
       return { uuid: row.uuid, deleted: true as const };
     });
   }
@@ -132,9 +133,9 @@ export class ReferenceService {
     return findInCompany(tx.manager, ReferenceEntity, uuid, tx.actor.companyUuid, 'Reference', true);
   }
 
-  private record(tx: Tx, target: ResolvedTarget, action: string, value: Record<string, unknown>): void {
+  private record<K extends 'reference.added' | 'reference.updated' | 'reference.removed'>(tx: Tx, target: ResolvedTarget, name: K, payload: DomainEventMap[K]): void {
     tx.change(target.type, target.uuid, target.projectUuid, 'updated');
-    tx.activity({ projectUuid: target.projectUuid, targetType: target.type, targetUuid: target.uuid, action, value });
+    tx.record(name, { projectUuid: target.projectUuid, uuid: target.uuid, type: target.type }, payload);
   }
 
   private async toRecord(em: EntityManager, row: ReferenceEntity): Promise<ReferenceRecord> {

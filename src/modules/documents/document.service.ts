@@ -64,7 +64,7 @@ export class DocumentService {
       }
       const d = await this.insert(em, actor, { projectUuid: project.uuid, type, title, content, proposalUuid: input.proposalUuid ?? null });
       tx.change('document', d.uuid, d.projectUuid, 'created');
-      tx.activity({ projectUuid: d.projectUuid, targetType: 'document', targetUuid: d.uuid, action: 'created', value: { type, title } });
+      tx.record('document.created', { projectUuid: d.projectUuid, uuid: d.uuid }, { type, title });
       return loadDocumentRecord(em, d);
     });
   }
@@ -83,7 +83,7 @@ export class DocumentService {
         d.version += 1;
         await tx.manager.save(d);
         tx.change('document', d.uuid, d.projectUuid, 'updated');
-        tx.activity({ projectUuid: d.projectUuid, targetType: 'document', targetUuid: d.uuid, action: 'edited', value: { fields, version: d.version } });
+        tx.record('document.edited', { projectUuid: d.projectUuid, uuid: d.uuid }, { fields, version: d.version });
       }
       return loadDocumentRecord(tx.manager, d);
     });
@@ -97,7 +97,7 @@ export class DocumentService {
       await deleteTargetCollaboration(em, actor.companyUuid, 'document', [d.uuid]);
       await em.delete(DocumentEntity, { uuid: d.uuid });
       tx.change('document', d.uuid, d.projectUuid, 'deleted');
-      tx.activity({ projectUuid: d.projectUuid, targetType: 'document', targetUuid: d.uuid, action: 'deleted', value: { title: d.title } });
+      tx.record('document.deleted', { projectUuid: d.projectUuid, uuid: d.uuid }, { title: d.title });
       return { uuid: d.uuid, deleted: true as const };
     });
   }
@@ -116,7 +116,7 @@ export class DocumentService {
       if (existing > 0 && !input.force) throw new ConflictError('A report already exists for this proposal; pass force=true to add another');
       const d = await this.insert(em, actor, { projectUuid: p.projectUuid, type: 'report', title, content, proposalUuid: p.uuid });
       tx.change('document', d.uuid, d.projectUuid, 'created');
-      tx.activity({ projectUuid: d.projectUuid, targetType: 'document', targetUuid: d.uuid, action: 'report_created', value: { proposalUuid: p.uuid, title } });
+      tx.record('document.report_created', { projectUuid: d.projectUuid, uuid: d.uuid }, { proposalUuid: p.uuid, title });
       // The input ideas list their proposals' reports, so each of them changed.
       if (p.inputType === 'idea' && p.inputUuids.length) {
         // A plain read: the ideas module builds on this one (an idea move carries documents along).

@@ -47,7 +47,7 @@ export async function createDocumentsFromProposal(
       version: 1,
     });
     created.push({ draftUuid: d.uuid, documentUuid, title: d.title });
-    tx.activity({ projectUuid: origin.projectUuid, targetType: 'document', targetUuid: documentUuid, action: 'created', value: { proposalUuid: origin.uuid } });
+    tx.record('document.created', { projectUuid: origin.projectUuid, uuid: documentUuid }, { proposalUuid: origin.uuid });
   }
   return created;
 }
@@ -63,7 +63,7 @@ export async function deleteDocumentsOfRevokedProposal(tx: Tx, proposalUuid: str
   await em.delete(DocumentEntity, { uuid: In(uuids) });
   for (const d of docs) {
     tx.change('document', d.uuid, d.projectUuid, 'deleted');
-    tx.activity({ projectUuid: d.projectUuid, targetType: 'document', targetUuid: d.uuid, action: 'deleted', value: { title: d.title, proposalUuid } });
+    tx.record('document.deleted', { projectUuid: d.projectUuid, uuid: d.uuid }, { title: d.title, proposalUuid });
   }
   return docs.map((d) => ({ uuid: d.uuid, title: d.title }));
 }

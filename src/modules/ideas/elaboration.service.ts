@@ -57,13 +57,7 @@ export class ElaborationService {
       );
       // An appended round leaves a resolved idea resolved (and its depth as it was).
       await this.touch(tx, idea, isAppended ? {} : { elaborationStatus: 'pending_answers', elaborationDepth: round.depth });
-      tx.activity({
-        projectUuid: idea.projectUuid,
-        targetType: 'idea',
-        targetUuid: idea.uuid,
-        action: 'elaboration_started',
-        value: { roundUuid, roundNumber, depth: round.depth, questionCount: round.questions.length, isAppended },
-      });
+      tx.record('idea.elaboration_started', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { roundUuid, roundNumber, depth: round.depth, questionCount: round.questions.length, isAppended });
       return this.state(tx, idea.uuid);
     });
   }
@@ -100,13 +94,7 @@ export class ElaborationService {
       const complete = questions.filter((q) => q.required).every((q) => q.answeredAt !== null);
       if (complete) await em.update(ElaborationRoundEntity, { uuid: round.uuid }, { status: 'answered', answeredAt: now });
       await this.touch(tx, idea, complete && idea.elaborationStatus !== 'resolved' ? { elaborationStatus: 'validating' } : {});
-      tx.activity({
-        projectUuid: idea.projectUuid,
-        targetType: 'idea',
-        targetUuid: idea.uuid,
-        action: 'elaboration_answered',
-        value: { roundUuid: round.uuid, roundNumber: round.roundNumber, questionIds: answers.map((a) => a.question.questionId), roundAnswered: complete },
-      });
+      tx.record('idea.elaboration_answered', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { roundUuid: round.uuid, roundNumber: round.roundNumber, questionIds: answers.map((a) => a.question.questionId), roundAnswered: complete });
       return this.state(tx, idea.uuid);
     });
   }
@@ -121,7 +109,7 @@ export class ElaborationService {
       const waiting = rounds.filter((r) => r.status === 'pending_answers').length;
       if (waiting) throw new ValidationError(`${waiting} round(s) still await answers`);
       await this.touch(tx, idea, { status: 'elaborated', elaborationStatus: 'resolved' });
-      tx.activity({ projectUuid: idea.projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'elaboration_resolved', value: { rounds: rounds.length } });
+      tx.record('idea.elaboration_resolved', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { rounds: rounds.length });
       return this.state(tx, idea.uuid);
     });
   }
@@ -139,7 +127,7 @@ export class ElaborationService {
       await this.requireElaborator(tx, idea);
       if (idea.status !== 'elaborating') throw new InvalidStateError(`Idea is ${idea.status}; skip elaboration requires elaborating`);
       await this.touch(tx, idea, { status: 'elaborated', elaborationDepth: 'minimal', elaborationStatus: 'resolved' });
-      tx.activity({ projectUuid: idea.projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'elaboration_skipped', value: { reason } });
+      tx.record('idea.elaboration_skipped', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { reason });
       return this.state(tx, idea.uuid);
     });
   }

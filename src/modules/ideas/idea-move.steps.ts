@@ -79,13 +79,13 @@ export async function moveIdea(tx: Tx, input: { ideaUuid: string; targetProjectU
   for (const uuid of documentUuids) tx.change('document', uuid, target.uuid, 'updated');
 
   const from = { fromProjectUuid: source, toProjectUuid: target.uuid };
-  tx.activity({ projectUuid: target.uuid, targetType: 'idea', targetUuid: idea.uuid, action: 'moved', value: { ...from, detachedFromParentUuid: idea.parentUuid, moved } });
-  const follow = (targetType: 'idea' | 'proposal' | 'task' | 'document', list: string[]): void => {
-    for (const uuid of list) if (uuid !== idea.uuid) tx.activity({ projectUuid: target.uuid, targetType, targetUuid: uuid, action: 'moved', value: { ...from, withIdeaUuid: idea.uuid } });
+  tx.record('idea.moved', { projectUuid: target.uuid, uuid: idea.uuid }, { ...from, detachedFromParentUuid: idea.parentUuid, moved });
+  const follow = (name: 'idea.moved' | 'proposal.moved' | 'task.moved' | 'document.moved', list: string[]): void => {
+    for (const uuid of list) if (uuid !== idea.uuid) tx.record(name, { projectUuid: target.uuid, uuid }, { ...from, withIdeaUuid: idea.uuid });
   };
-  follow('idea', ideaUuids);
-  follow('proposal', proposalUuids);
-  follow('task', taskUuids);
-  follow('document', documentUuids);
+  follow('idea.moved', ideaUuids);
+  follow('proposal.moved', proposalUuids);
+  follow('task.moved', taskUuids);
+  follow('document.moved', documentUuids);
   return moved;
 }

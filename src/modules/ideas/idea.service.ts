@@ -79,8 +79,8 @@ export class IdeaService {
       await insertReferences(tx, { type: 'idea', uuid }, references);
       tx.change('idea', uuid, project.uuid, 'created');
       if (parent) tx.change('idea', parent.uuid, project.uuid, 'updated');
-      tx.activity({ projectUuid: project.uuid, targetType: 'idea', targetUuid: uuid, action: 'created', value: { title } });
-      if (content) tx.mentions({ sourceType: 'idea', sourceUuid: uuid, entityType: 'idea', entityUuid: uuid, entityTitle: title, projectUuid: project.uuid, before: null, after: content });
+      tx.record('idea.created', { projectUuid: project.uuid, uuid: uuid }, { title });
+      if (content) tx.text({ sourceType: 'idea', sourceUuid: uuid, entityType: 'idea', entityUuid: uuid, entityTitle: title, projectUuid: project.uuid, before: null, after: content });
       return this.record(em, actor, uuid);
     });
   }
@@ -117,14 +117,14 @@ export class IdeaService {
       await em.update(IdeaEntity, { uuid: idea.uuid, companyUuid: actor.companyUuid }, changes);
       const projectUuid = idea.projectUuid;
       tx.change('idea', idea.uuid, projectUuid, 'updated');
-      if (fields.length) tx.activity({ projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'edited', value: { fields } });
+      if (fields.length) tx.record('idea.edited', { projectUuid, uuid: idea.uuid }, { fields });
       if (reparent) {
         if (idea.parentUuid) tx.change('idea', idea.parentUuid, projectUuid, 'updated');
         if (changes.parentUuid) tx.change('idea', changes.parentUuid, projectUuid, 'updated');
-        tx.activity({ projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'reparented', value: { fromParentUuid: idea.parentUuid, toParentUuid: changes.parentUuid } });
+        tx.record('idea.reparented', { projectUuid, uuid: idea.uuid }, { fromParentUuid: idea.parentUuid, toParentUuid: changes.parentUuid });
       }
       if (changes.content !== undefined) {
-        tx.mentions({ sourceType: 'idea', sourceUuid: idea.uuid, entityType: 'idea', entityUuid: idea.uuid, entityTitle: changes.title ?? idea.title, projectUuid, before: idea.content, after: changes.content });
+        tx.text({ sourceType: 'idea', sourceUuid: idea.uuid, entityType: 'idea', entityUuid: idea.uuid, entityTitle: changes.title ?? idea.title, projectUuid, before: idea.content, after: changes.content });
       }
       return this.record(em, actor, idea.uuid);
     });
@@ -157,7 +157,7 @@ export class IdeaService {
         { status: 'open', assigneeType: null, assigneeUuid: null, assignedAt: null, assignedByType: null, assignedByUuid: null, elaborationDepth: null, elaborationStatus: null },
       );
       tx.change('idea', idea.uuid, idea.projectUuid, 'updated');
-      tx.activity({ projectUuid: idea.projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'released', value: { assignee: { type: idea.assigneeType, uuid: idea.assigneeUuid } } });
+      tx.record('idea.released', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { assignee: { type: idea.assigneeType, uuid: idea.assigneeUuid } });
       return this.record(tx.manager, actor, idea.uuid);
     });
   }
@@ -199,7 +199,7 @@ export class IdeaService {
       // Rounds and their questions go with the idea (FK cascade).
       await em.delete(IdeaEntity, { uuid: idea.uuid, companyUuid: actor.companyUuid });
       tx.change('idea', idea.uuid, idea.projectUuid, 'deleted');
-      tx.activity({ projectUuid: idea.projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'deleted', value: { title: idea.title } });
+      tx.record('idea.deleted', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { title: idea.title });
       return { uuid: idea.uuid, deleted: true as const };
     });
   }
@@ -216,7 +216,7 @@ export class IdeaService {
       { status: 'elaborating', assigneeType: assignee.type, assigneeUuid: assignee.uuid, assignedAt: new Date(), assignedByType: tx.actor.type, assignedByUuid: tx.actor.uuid },
     );
     tx.change('idea', idea.uuid, idea.projectUuid, 'updated');
-    tx.activity({ projectUuid: idea.projectUuid, targetType: 'idea', targetUuid: idea.uuid, action: 'assigned', value: { assignee } });
+    tx.record('idea.assigned', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { assignee });
   }
 
   /** Same project, not itself, no cycle: the idea must not be an ancestor of its new parent. */

@@ -5,13 +5,14 @@ import type { Logger } from 'pino';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
-import { MUTATION_EVENTS, type ActivityCommitted, type NewNotificationFrame, type RecordedActivity } from '../../shared/event-bus/events.js';
+import { MUTATION_EVENTS, type MutationCommitted, type NewNotificationFrame } from '../../shared/event-bus/events.js';
+import type { AnyDomainEvent } from '../../shared/events/domain-events.js';
 import { LOGGER, requestContext } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { snippet } from '../collaboration/index.js';
 import {
-  categoryOf,
   messageFor,
+  NOTIFYING_EVENTS,
   planNotifications,
   recipientsFor,
   type Candidate,
@@ -26,7 +27,6 @@ import { recipientKey } from '../../shared/stream-log/position.js';
 import { StreamLog } from '../../shared/stream-log/stream-log.js';
 import { countUnreadMany, publishFrames, recordFrames, reservePositions, type PositionedFrame } from './notification.queries.js';
 
-type Activity = RecordedActivity;
 const refKey = (r: Ref): string => `${r.type}:${r.uuid}`;
 const refOf = (type: Ref['type'] | null, uuid: string | null): Ref | null => (type && uuid ? { type, uuid } : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length ? v : null);
@@ -35,9 +35,9 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.length ? 
 type NewNotification = Omit<NotificationEntity, 'readAt' | 'archivedAt' | 'snoozedUntil' | 'createdAt' | 'updatedAt' | 'position' | 'arrivalPosition'>;
 
 /**
- * Turns a committed mutation's activities and new mentions (written by collaboration inside the mutation's
- * transaction) into notification rows (notifications.md §4, §5): reacts to `activityCommitted` on the instance that
- * performed the mutation, before its call returns. Relayed bus messages never reach it. One batch of notification
+ * Turns a committed mutation's domain events — those of NOTIFYING_EVENTS, and the new mentions collaboration recorded
+ * inside the transaction (`mention.created`) — into notification rows (notifications.md §4, §5): reacts to
+ * `MUTATION_EVENTS.committed` on the instance that performed the mutation, before its call returns. Relayed bus messages never reach it. One batch of notification
  * rows per mutation, then one `new_notification` frame per distinct recipient. A failure is logged and never
  * changes the mutation's result.
  */
@@ -51,8 +51,8 @@ export class NotificationGenerator {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  @OnEvent(MUTATION_EVENTS.activityCommitted)
-  async onCommitted(mutation: ActivityCommitted): Promise<void> {
+  @OnEvent(MUTATION_EVENTS.committed)
+  async onCommitted(mutation: MutationCommitted): Promise<void> {
     try {
       await this.generate(mutation);
     } catch (err) {
@@ -68,14 +68,15 @@ export class NotificationGenerator {
   }
 
   /** Computes, stores and announces the batch of one mutation. */
-  async generate({ actor, activities, mentions }: ActivityCommitted): Promise<void> {
-    const notifying = activities.flatMap((a) => {
-      const action = categoryOf(a.targetType, a.action);
-      return action && action !== 'mentioned' ? [{ a, action }] : [];
+  async generate({ actor, events }: MutationCommitted): Promise<void> {
+    const notifying = events.flatMap((e) => {
+      const action = NOTIFYING_EVENTS[e.name];
+      return action ? [{ e, action }] : [];
     });
+    const mentions = events.flatMap((e) => (e.name === 'mention.created' ? [e.payload] : []));
     if (!notifying.length && !mentions.length) return;
     const em = this.db.manager;
-    const candidates = await this.activityCandidates(actor, notifying);
+    const candidates = await this.eventCandidates(actor, notifying);
 
     for (const { source: s, mentioned } of mentions) {
       candidates.push({
@@ -117,43 +118,45 @@ export class NotificationGenerator {
     publishFrames(this.bus, this.metrics, frames);
   }
 
-  /** §4.1–4.2 for the activities that notify: recipients and message from the entity as it is after the mutation. */
-  private async activityCandidates(actor: Actor, notifying: Array<{ a: Activity; action: Exclude<NotificationAction, 'mentioned'> }>): Promise<Candidate[]> {
+  /** §4.1–4.2 for the events that notify: recipients and message from the entity as it is after the mutation. */
+  private async eventCandidates(actor: Actor, notifying: Array<{ e: AnyDomainEvent; action: Exclude<NotificationAction, 'mentioned'> }>): Promise<Candidate[]> {
     const em = this.db.manager;
-    const entities = await loadEntities(em, actor.companyUuid, notifying.map(({ a }) => ({ type: a.targetType, uuid: a.targetUuid })));
+    const entities = await loadEntities(em, actor.companyUuid, notifying.map(({ e }) => ({ type: e.target.type, uuid: e.target.uuid })));
     const inputIdeas = notifying
       .filter(({ action }) => action === 'proposal_submitted')
-      .flatMap(({ a }) => {
-        const p = entities.get(`proposal:${a.targetUuid}`);
+      .flatMap(({ e }) => {
+        const p = entities.get(`proposal:${e.target.uuid}`);
         return p?.inputType === 'idea' ? (p.inputUuids ?? []) : [];
       });
     const creators = await ideaCreators(em, actor.companyUuid, [...new Set(inputIdeas)]);
     const actorOwner: Ref | null = actor.type === 'agent' && actor.ownerUuid ? { type: 'user', uuid: actor.ownerUuid } : null;
 
     const out: Candidate[] = [];
-    for (const { a, action } of notifying) {
-      const e = entities.get(`${a.targetType}:${a.targetUuid}`);
-      if (!e) continue;
-      const entityType = a.targetType as NotifiedEntityType;
+    for (const { e, action } of notifying) {
+      const row = entities.get(`${e.target.type}:${e.target.uuid}`);
+      if (!row) continue;
+      const entityType = e.target.type as NotifiedEntityType;
       const facts = {
-        creator: refOf(e.createdByType, e.createdByUuid),
-        assignee: refOf(e.assigneeType, e.assigneeUuid),
-        inputIdeaCreators: e.inputType === 'idea' ? (e.inputUuids ?? []).flatMap((u) => creators.get(u) ?? []) : [],
+        creator: refOf(row.createdByType, row.createdByUuid),
+        assignee: refOf(row.assigneeType, row.assigneeUuid),
+        inputIdeaCreators: row.inputType === 'idea' ? (row.inputUuids ?? []).flatMap((u) => creators.get(u) ?? []) : [],
       };
       out.push({
         action,
         recipients: recipientsFor(action, entityType, facts, actorOwner),
-        entity: { type: entityType, uuid: e.uuid, title: e.title, projectUuid: e.projectUuid },
-        message: messageFor(action, { actorName: actor.name, title: e.title, ...this.details(a, e) }),
-        commentUuid: action === 'comment_added' ? str(a.value?.commentUuid) : null,
+        entity: { type: entityType, uuid: row.uuid, title: row.title, projectUuid: row.projectUuid },
+        message: messageFor(action, { actorName: actor.name, title: row.title, ...this.details(e, row) }),
+        commentUuid: e.name === 'comment.added' ? str(e.payload.commentUuid) : null,
       });
     }
     return out;
   }
 
-  /** The new status and the review note come with the activity; the row after the mutation is the fallback. */
-  private details(a: Activity, e: EntityRow): { status: string | null; reviewNote: string | null } {
-    return { status: str(a.value?.to) ?? e.status, reviewNote: str(a.value?.reviewNote) ?? str(e.reviewNote) };
+  /** The new status and the review note come with the event; the row after the mutation is the fallback. */
+  private details(e: AnyDomainEvent, row: EntityRow): { status: string | null; reviewNote: string | null } {
+    const status = e.name === 'task.status_changed' ? e.payload.to : null;
+    const reviewNote = e.name === 'proposal.approved' || e.name === 'proposal.rejected' ? e.payload.reviewNote : null;
+    return { status: str(status) ?? row.status, reviewNote: str(reviewNote) ?? str(row.reviewNote) };
   }
 
   private row(actor: Actor, p: PlannedNotification, projects: Map<string, string>): NewNotification {

@@ -38,7 +38,7 @@ export class ProposalApprovalService {
       await em.save(p);
       // Collected first so the proposal event leads; the documents created here publish nothing of their own.
       tx.change('proposal', p.uuid, p.projectUuid, 'updated');
-      tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action: 'approved', value: { reviewNote: note } });
+      tx.record('proposal.approved', { projectUuid: p.projectUuid, uuid: p.uuid }, { reviewNote: note });
 
       // now() is fixed for the whole transaction: distinct timestamps keep the drafts' order in createdAt listings.
       const at = Date.now();

@@ -38,7 +38,7 @@ export class ProposalRevocationService {
       p.reviewedAt = new Date();
       await em.save(p);
       tx.change('proposal', p.uuid, p.projectUuid, 'updated');
-      tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action: 'revoked', value: { reviewNote: note } });
+      tx.record('proposal.revoked', { projectUuid: p.projectUuid, uuid: p.uuid }, { reviewNote: note });
 
       const closedTasks = await closeTasksOfRevokedProposal(tx, p.uuid);
       const deletedDocuments = await deleteDocumentsOfRevokedProposal(tx, p.uuid);

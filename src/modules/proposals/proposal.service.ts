@@ -5,6 +5,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import { matchesIdentity } from '../../shared/auth/identity-rule.js';
 import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
+import type { DomainEventMap } from '../../shared/events/domain-events.js';
 import { AppError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { deleteTargetCollaboration, insertReferences, validateReference } from '../collaboration/index.js';
@@ -106,7 +107,7 @@ export class ProposalService {
       await em.save(p);
       await insertReferences(tx, { type: 'proposal', uuid: p.uuid }, references);
       tx.change('proposal', p.uuid, p.projectUuid, 'created');
-      tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action: 'created', value: { title } });
+      tx.record('proposal.created', { projectUuid: p.projectUuid, uuid: p.uuid }, { title });
       const record = await loadProposalRecord(em, p);
       return warnings.length ? { ...record, warnings } : record;
     });
@@ -124,7 +125,7 @@ export class ProposalService {
       if (fields.length) {
         if (title !== undefined) p.title = title;
         if (description !== undefined) p.description = description;
-        await this.saveUpdate(tx, p, 'edited', { fields });
+        await this.saveUpdate(tx, p, 'proposal.edited', { fields });
       }
       return loadProposalRecord(tx.manager, p);
     });
@@ -144,7 +145,7 @@ export class ProposalService {
       // Their proposalUuid is part of what they show, so the unlinked records are updated too.
       for (const t of tasks) tx.change('task', t.uuid, t.projectUuid, 'updated');
       for (const d of docs) tx.change('document', d.uuid, d.projectUuid, 'updated');
-      tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action: 'deleted', value: { title: p.title } });
+      tx.record('proposal.deleted', { projectUuid: p.projectUuid, uuid: p.uuid }, { title: p.title });
       return { uuid: p.uuid, deleted: true as const };
     });
   }
@@ -210,7 +211,7 @@ export class ProposalService {
       if (!result.valid) throw new AppError('PROPOSAL_INVALID', 'Proposal validation failed', { issues: result.issues });
       p.status = to;
       p.submittedAt = new Date();
-      await this.saveUpdate(tx, p, 'submitted', { inputType: p.inputType, inputUuids: p.inputUuids });
+      await this.saveUpdate(tx, p, 'proposal.submitted', { inputType: p.inputType, inputUuids: p.inputUuids });
       return loadProposalRecord(tx.manager, p);
     });
   }
@@ -236,7 +237,7 @@ export class ProposalService {
       p.reviewedByUuid = actor.uuid;
       p.reviewNote = note;
       p.reviewedAt = new Date();
-      await this.saveUpdate(tx, p, trigger === 'reject' ? 'rejected' : 'closed', { reviewNote: note });
+      await this.saveUpdate(tx, p, trigger === 'reject' ? 'proposal.rejected' : 'proposal.closed', { reviewNote: note });
       return loadProposalRecord(tx.manager, p);
     });
   }
@@ -254,15 +255,15 @@ export class ProposalService {
       const { change, value, draftUuid } = edit(p);
       const before = JSON.stringify([p.documentDrafts, p.taskDrafts]);
       Object.assign(p, change);
-      if (JSON.stringify([p.documentDrafts, p.taskDrafts]) !== before) await this.saveUpdate(tx, p, 'edited', value);
+      if (JSON.stringify([p.documentDrafts, p.taskDrafts]) !== before) await this.saveUpdate(tx, p, 'proposal.edited', value);
       const record = await loadProposalRecord(tx.manager, p);
       return draftUuid ? { ...record, draftUuid } : record;
     });
   }
 
-  private async saveUpdate(tx: Tx, p: ProposalEntity, action: string, value: Record<string, unknown>): Promise<void> {
+  private async saveUpdate<K extends 'proposal.edited' | 'proposal.submitted' | 'proposal.rejected' | 'proposal.closed'>(tx: Tx, p: ProposalEntity, name: K, payload: DomainEventMap[K]): Promise<void> {
     await tx.manager.save(p);
     tx.change('proposal', p.uuid, p.projectUuid, 'updated');
-    tx.activity({ projectUuid: p.projectUuid, targetType: 'proposal', targetUuid: p.uuid, action, value });
+    tx.record(name, { projectUuid: p.projectUuid, uuid: p.uuid }, payload);
   }
 }

@@ -179,7 +179,7 @@ export class SessionService {
 
   /** Check-ins and check-outs are activities on the task and count as its update (platform.md §6.1). */
   private checkinActivity(tx: Tx, task: { uuid: string; projectUuid: string }, action: 'session_checkin' | 'session_checkout', session: AgentSessionEntity): void {
-    tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action, value: { sessionUuid: session.uuid, sessionName: session.name } });
+    tx.record(action === 'session_checkin' ? 'task.session_checkin' : 'task.session_checkout', { projectUuid: task.projectUuid, uuid: task.uuid }, { sessionUuid: session.uuid, sessionName: session.name });
     tx.change('task', task.uuid, task.projectUuid, 'updated');
   }
 }

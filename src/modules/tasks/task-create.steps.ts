@@ -106,10 +106,10 @@ export async function createTasksWithin(tx: Tx, input: CreateTasksInput, prepare
   if (edges.length) await em.insert(TaskDependencyEntity, edges);
 
   for (const t of prepared) {
-    tx.activity({ projectUuid: project.uuid, targetType: 'task', targetUuid: t.uuid, action: 'created', value: { title: t.title } });
+    tx.record('task.created', { projectUuid: project.uuid, uuid: t.uuid }, { title: t.title });
     tx.change('task', t.uuid, project.uuid, 'created');
     if (t.description) {
-      tx.mentions({ sourceType: 'task', sourceUuid: t.uuid, entityType: 'task', entityUuid: t.uuid, entityTitle: t.title, projectUuid: project.uuid, before: null, after: t.description });
+      tx.text({ sourceType: 'task', sourceUuid: t.uuid, entityType: 'task', entityUuid: t.uuid, entityTitle: t.title, projectUuid: project.uuid, before: null, after: t.description });
     }
   }
   for (const p of prereqs.values()) tx.change('task', p.uuid, p.projectUuid, 'updated');

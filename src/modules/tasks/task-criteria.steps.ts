@@ -44,7 +44,6 @@ export async function applyMarks(tx: Tx, task: TaskEntity, marks: MarkInput[], k
     changed.push({ uuid: row.uuid, status: m.status });
   }
   if (!changed.length) return;
-  const action = kind === 'dev' ? 'criteria_self_checked' : 'criteria_marked';
-  tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action, value: { criteria: changed } });
+  tx.record(kind === 'dev' ? 'task.criteria_self_checked' : 'task.criteria_marked', { projectUuid: task.projectUuid, uuid: task.uuid }, { criteria: changed });
   tx.change('task', task.uuid, task.projectUuid, 'updated');
 }

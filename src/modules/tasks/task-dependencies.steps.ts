@@ -52,10 +52,10 @@ export async function editDependencies(tx: Tx, task: TaskEntity, add: string[], 
   if (net.removed.length) await em.delete(TaskDependencyEntity, { taskUuid: task.uuid, dependsOnUuid: In(net.removed) });
   if (net.added.length) await em.insert(TaskDependencyEntity, net.added.map((d) => ({ taskUuid: task.uuid, dependsOnUuid: d })));
   for (const dep of net.added) {
-    tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: 'dependency_added', value: { dependsOnUuid: dep } });
+    tx.record('task.dependency_added', { projectUuid: task.projectUuid, uuid: task.uuid }, { dependsOnUuid: dep });
   }
   for (const dep of net.removed) {
-    tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: 'dependency_removed', value: { dependsOnUuid: dep } });
+    tx.record('task.dependency_removed', { projectUuid: task.projectUuid, uuid: task.uuid }, { dependsOnUuid: dep });
   }
   if (net.added.length || net.removed.length) {
     tx.change('task', task.uuid, task.projectUuid, 'updated');

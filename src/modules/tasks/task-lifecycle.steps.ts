@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
 import { findInCompany } from '../../shared/database/tenant.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
+import type { DomainEventName, TaskTransition } from '../../shared/events/domain-events.js';
 import { AppError, BlockedError, ForbiddenError, InvalidStateError, NotFoundError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { matchesActor } from '../identity/index.js';
@@ -16,18 +17,19 @@ import { AcceptanceCriterionEntity, TaskEntity } from './task.entity.js';
 import { TaskQueries } from './task.queries.js';
 
 /** The activity each trigger writes (domain.md §6.2). */
-const ACTIVITY: Record<TaskTrigger, string> = {
-  claim: 'assigned',
-  assign: 'assigned',
-  release: 'released',
-  start: 'status_changed',
-  pull_back: 'status_changed',
-  submit: 'submitted',
-  verify: 'verified',
-  reopen: 'reopened',
-  close: 'closed',
-  revoke_close: 'closed',
-};
+/** The domain event each trigger records (shared/events/domain-events.ts). */
+const EVENT = {
+  claim: 'task.assigned',
+  assign: 'task.assigned',
+  release: 'task.released',
+  start: 'task.status_changed',
+  pull_back: 'task.status_changed',
+  submit: 'task.submitted',
+  verify: 'task.verified',
+  reopen: 'task.reopened',
+  close: 'task.closed',
+  revoke_close: 'task.closed',
+} as const satisfies Record<TaskTrigger, DomainEventName>;
 
 const NEEDS_BLOCKERS: ReadonlySet<TaskTrigger> = new Set(['start', 'pull_back', 'reopen']);
 
@@ -55,7 +57,8 @@ export interface MoveOptions {
   forbiddenMessage?: string;
   /** The new assignee for assign (claim takes the caller). */
   assignee?: { type: ActorType; uuid: string };
-  activityValue?: Record<string, unknown> | null;
+  /** What the transition's event carries besides what the step adds (from/to, assignee, checked-out sessions). */
+  activityValue?: TaskTransition | null;
 }
 
 /** Resets self-check and verification marks of every criterion of a task (domain.md §6.3 step 6). */
@@ -120,12 +123,12 @@ export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, o
   await em.update(TaskEntity, { uuid: task.uuid }, patch);
   Object.assign(task, patch);
 
-  let value: Record<string, unknown> | null = opts.activityValue ?? null;
-  if (ACTIVITY[trigger] === 'status_changed') value = { from, to, ...(value ?? {}) };
-  if (fx.setAssignee) value = { assignee: { type: task.assigneeType, uuid: task.assigneeUuid }, ...(value ?? {}) };
+  let value: TaskTransition = opts.activityValue ?? {};
+  if (EVENT[trigger] === 'task.status_changed') value = { from, to, ...value };
+  if (fx.setAssignee) value = { assignee: { type: task.assigneeType, uuid: task.assigneeUuid }, ...value };
   // A revocation's close names its proposal instead (domain.md §5.4); its activity has never listed the sessions.
-  if (checkedOut.length && trigger !== 'revoke_close') value = { ...(value ?? {}), checkedOutSessions: checkedOut };
-  tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: ACTIVITY[trigger], value });
+  if (checkedOut.length && trigger !== 'revoke_close') value = { ...value, checkedOutSessions: checkedOut };
+  tx.record(EVENT[trigger], { projectUuid: task.projectUuid, uuid: task.uuid }, value);
   tx.change('task', task.uuid, task.projectUuid, 'updated');
   return { from, to };
 }

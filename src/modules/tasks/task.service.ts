@@ -141,11 +141,11 @@ export class TaskService {
         fields.push('acceptanceCriteriaItems');
       }
       if (fields.length) {
-        tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: 'edited', value: { fields } });
+        tx.record('task.edited', { projectUuid: task.projectUuid, uuid: task.uuid }, { fields });
         tx.change('task', task.uuid, task.projectUuid, 'updated');
       }
       if (patch.description !== undefined) {
-        tx.mentions({ sourceType: 'task', sourceUuid: task.uuid, entityType: 'task', entityUuid: task.uuid, entityTitle: task.title, projectUuid: task.projectUuid, before, after: task.description });
+        tx.text({ sourceType: 'task', sourceUuid: task.uuid, entityType: 'task', entityUuid: task.uuid, entityTitle: task.title, projectUuid: task.projectUuid, before, after: task.description });
       }
       if (status) await this.operationalMove(tx, task, status, STATUS_FORBIDDEN);
       return TaskQueries.record(em, await reloadTask(em, task.uuid));
@@ -273,7 +273,7 @@ export class TaskService {
       await em.query(`DELETE FROM task_dependency WHERE task_uuid = $1 OR depends_on_uuid = $1`, [task.uuid]);
       await em.delete(AcceptanceCriterionEntity, { taskUuid: task.uuid });
       await em.delete(TaskEntity, { uuid: task.uuid });
-      tx.activity({ projectUuid: task.projectUuid, targetType: 'task', targetUuid: task.uuid, action: 'deleted', value: { title: task.title } });
+      tx.record('task.deleted', { projectUuid: task.projectUuid, uuid: task.uuid }, { title: task.title });
       tx.change('task', task.uuid, task.projectUuid, 'deleted');
       for (const n of neighbours) tx.change('task', n.uuid, n.project_uuid, 'updated');
       return { uuid: task.uuid, deleted: true as const };

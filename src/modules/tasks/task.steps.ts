@@ -70,8 +70,8 @@ export async function createTasksFromProposal(
     }
     created.push({ draftUuid: t.uuid, taskUuid, title: t.title });
     tx.change('task', taskUuid, origin.projectUuid, 'created');
-    tx.activity({ projectUuid: origin.projectUuid, targetType: 'task', targetUuid: taskUuid, action: 'created', value: { proposalUuid: origin.uuid } });
-    tx.mentions({ sourceType: 'task', sourceUuid: taskUuid, entityType: 'task', entityUuid: taskUuid, entityTitle: t.title, projectUuid: origin.projectUuid, before: null, after: t.description ?? '' });
+    tx.record('task.created', { projectUuid: origin.projectUuid, uuid: taskUuid }, { proposalUuid: origin.uuid });
+    tx.text({ sourceType: 'task', sourceUuid: taskUuid, entityType: 'task', entityUuid: taskUuid, entityTitle: t.title, projectUuid: origin.projectUuid, before: null, after: t.description ?? '' });
   }
   // Submission validated the draft graph (E7); entries that name no draft are skipped rather than trusted.
   const edges = drafts.flatMap((t) =>
@@ -123,7 +123,7 @@ async function unlinkOutsideDependents(tx: Tx, own: string[]): Promise<void> {
     .execute();
   for (const e of edges) {
     tx.change('task', e.task_uuid, e.project_uuid, 'updated');
-    tx.activity({ projectUuid: e.project_uuid, targetType: 'task', targetUuid: e.task_uuid, action: 'dependency_removed', value: { dependsOnUuid: e.depends_on_uuid } });
+    tx.record('task.dependency_removed', { projectUuid: e.project_uuid, uuid: e.task_uuid }, { dependsOnUuid: e.depends_on_uuid });
   }
 }
 

@@ -5,48 +5,42 @@ import type { Logger } from 'pino';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { EventBus } from '../event-bus/event-bus.port.js';
-import {
-  changeJson,
-  MUTATION_EVENTS,
-  type ActivityInput,
-  type ChangeAction,
-  type CommitEvents,
-  type EntityType,
-  type MentionSource,
-  type RealtimeEvent,
-  type RecordedActivity,
-} from '../event-bus/events.js';
+import { changeJson, MUTATION_EVENTS, type ChangeAction, type EntityType, type MutationCommitted, type RealtimeEvent } from '../event-bus/events.js';
+import type { AnyDomainEvent, DomainEventMap, DomainEventName, MentionSource } from '../events/domain-events.js';
 import { dispatchTxEvent, type TxEventName, type TxEvents } from '../events/tx-events.js';
 import { LOGGER, requestContext } from '../logging/logger.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { StreamLog } from '../stream-log/stream-log.js';
 
-export type { ActivityInput, MentionSource } from '../event-bus/events.js';
+const ENTITY_SUBJECTS: ReadonlySet<string> = new Set<EntityType>(['task', 'idea', 'proposal', 'document']);
 
-type HeldEvent = { [K in keyof CommitEvents]: { name: K; payload: CommitEvents[K] } }[keyof CommitEvents];
+/** What a domain event is about: the work item (its type follows from an `<entity>.<verb>` name) and its project. */
+export interface EventTarget {
+  projectUuid: string;
+  uuid: string;
+  /** Needed for events whose subject is not the item itself (`comment.*`, `reference.*`, `text.*`, `mention.*`). */
+  type?: EntityType;
+}
 
 /**
- * One mutation's transaction: its manager and the events it holds until commit. It decides nothing about them:
- * audit events (`activity`, `mentions`) go to their owner before commit, change events to the bus and held events
- * to their `@OnEvent` handlers after commit; a rollback drops them all.
+ * One mutation's transaction: its manager, the change events it publishes after commit and the domain events it
+ * records. It decides nothing about them: domain events go to their owners before commit (the activity log, mentions)
+ * and to their reactions after commit (notifications), change events to the bus; a rollback drops them all.
  */
 export class Tx {
   private readonly changes = new Map<string, RealtimeEvent>();
-  /** Recorded actions, in order (the owner of the `activity` table merges and writes them before commit). */
-  readonly activities: RecordedActivity[] = [];
-  /** Texts written by this mutation (the owner of the `mention` table finds and writes their new mentions). */
-  readonly mentionSources: MentionSource[] = [];
-  private readonly held: HeldEvent[] = [];
+  /** The mutation's domain events, in the order it recorded them. */
+  readonly events: AnyDomainEvent[] = [];
 
   constructor(
     readonly manager: EntityManager,
     readonly actor: Actor,
-    private readonly events: EventEmitter2,
+    private readonly emitter: EventEmitter2,
   ) {}
 
   /** Dispatches an in-transaction event (shared/events/tx-events.ts) to the module that reacts to it, and waits. */
   dispatch<K extends TxEventName>(name: K, payload: TxEvents[K]): Promise<void> {
-    return dispatchTxEvent(this.events, this.manager, name, payload);
+    return dispatchTxEvent(this.emitter, this.manager, name, payload);
   }
 
   /**
@@ -68,32 +62,29 @@ export class Tx {
     return [...this.changes.values()];
   }
 
-  activity(input: ActivityInput): void {
-    this.activities.push({ ...input, uuid: randomUUID() });
+  /** Records that the mutation wrote a text that may carry @mentions (`text.written`, about the text's item). */
+  text(source: MentionSource): void {
+    this.record('text.written', { projectUuid: source.projectUuid, uuid: source.entityUuid, type: source.entityType }, source);
   }
 
-  mentions(source: MentionSource): void {
-    this.mentionSources.push(source);
-  }
-
-  /** Holds an event until commit; a rollback drops it. */
-  emitAfterCommit<K extends keyof CommitEvents>(name: K, payload: CommitEvents[K]): void {
-    this.held.push({ name, payload } as HeldEvent);
-  }
-
-  heldEvents(): readonly HeldEvent[] {
-    return this.held;
+  /** Records a domain event (shared/events/domain-events.ts) of this mutation. */
+  record<K extends DomainEventName>(name: K, on: EventTarget, payload: DomainEventMap[K]): void {
+    const subject = name.slice(0, name.indexOf('.'));
+    const type = on.type ?? (ENTITY_SUBJECTS.has(subject) ? (subject as EntityType) : null);
+    if (!type) throw new Error(`${name} needs its target's type`);
+    this.events.push({ name, projectUuid: on.projectUuid, target: { type, uuid: on.uuid }, payload, uuid: randomUUID() } as AnyDomainEvent);
   }
 }
 
 /**
- * Runs a mutation in one database transaction. Before commit, a mutation with audit events emits
+ * Runs a mutation in one database transaction. Before commit, a mutation with domain events emits
  * `MUTATION_EVENTS.beforeCommit` (awaited, inside the transaction): the module owning the audit tables writes them
  * there, with their policy, so they commit or roll back with the mutation. Then, as the transaction's last statement,
  * its change events take their company positions and are logged (the stream log: positions in commit order, no
- * position for a rollback). After commit, change events go to the bus with their positions and held events to their
- * handlers, awaited before the call returns (so a notification exists when it returns); a handler's failure is
- * logged with the request id and never changes the result. A rollback publishes nothing.
+ * position for a rollback). After commit, change events go to the bus with their positions and the domain events to
+ * their `MUTATION_EVENTS.committed` reactions, awaited before the call returns (so a notification exists when it
+ * returns); a reaction's failure is logged with the request id and never changes the result. A rollback publishes
+ * nothing.
  */
 @Injectable()
 export class TransactionRunner {
@@ -114,7 +105,7 @@ export class TransactionRunner {
     const result = await this.db.transaction(async (manager) => {
       tx = new Tx(manager, actor, this.events);
       const r = await work(tx);
-      if (tx.activities.length || tx.mentionSources.length) await this.beforeCommit(tx);
+      if (tx.events.length) await this.beforeCommit(tx);
       changes = tx.changeEvents();
       // Serialized once: the log keeps this JSON and the streams send it as it is.
       frames = changes.map(changeJson);
@@ -130,7 +121,7 @@ export class TransactionRunner {
       this.bus.publish('change', event, positions[i], frames[i]);
       this.metrics.eventsPublished.inc({ kind: 'change' });
     });
-    for (const { name, payload } of tx.heldEvents()) await this.emitCommitted(name, payload);
+    if (tx.events.length) await this.emitCommitted({ actor, events: tx.events });
     return result;
   }
 
@@ -141,7 +132,8 @@ export class TransactionRunner {
     await this.events.emitAsync(MUTATION_EVENTS.beforeCommit, tx);
   }
 
-  private async emitCommitted(name: string, payload: unknown): Promise<void> {
+  private async emitCommitted(payload: MutationCommitted): Promise<void> {
+    const name = MUTATION_EVENTS.committed;
     // Every handler runs to its end before the call returns. `emitAsync` settles at the first rejection, which would
     // return while slower handlers still run; `@OnEvent` handlers catch and log their own errors (the module's
     // default), so a rejection here comes from a plain listener and is logged the same way.

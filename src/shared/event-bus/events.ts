@@ -1,4 +1,5 @@
 import type { Actor } from '../auth/actor.js';
+import type { AnyDomainEvent } from '../events/domain-events.js';
 
 /**
  * The typed catalogue of everything emitted on the application's EventEmitter2 (`@nestjs/event-emitter`): the bus
@@ -92,68 +93,22 @@ export function changeJson(e: RealtimeEvent): string {
 
 // ---- Local mutation events: never relayed to other instances. ----
 
-/** One recorded action on a target (domain.md §2.18), in the order the mutation performed them. */
-export interface ActivityInput {
-  projectUuid: string;
-  targetType: EntityType;
-  targetUuid: string;
-  action: string;
-  value?: Record<string, unknown> | null;
-}
-
-export interface RecordedActivity extends ActivityInput {
-  uuid: string;
-}
-
-/** A text that may carry @mentions, written by this mutation (notifications.md §5). */
-export interface MentionSource {
-  sourceType: 'comment' | 'task' | 'idea';
-  sourceUuid: string;
-  /** The notification's entity: the comment's target, else the task or idea itself. */
-  entityType: EntityType;
-  entityUuid: string;
-  entityTitle: string;
-  projectUuid: string;
-  /** The previous text (null on creation): only mentions absent from it count. */
-  before: string | null;
-  after: string;
-}
-
-export interface MentionedParty {
-  type: 'user' | 'agent';
-  uuid: string;
-}
-
-/** The new, valid mentions of one source, as written to the `mention` table. */
-export interface RecordedMention {
-  source: MentionSource;
-  mentioned: MentionedParty[];
-}
-
-/** What a mutation's audit records amount to once committed: what notification generation reacts to. */
-export interface ActivityCommitted {
+/** A mutation once committed: who did it and its domain events (shared/events/domain-events.ts), in order. */
+export interface MutationCommitted {
   actor: Actor;
-  /** Every recorded action in order, before merging into one activity row per target. */
-  activities: RecordedActivity[];
-  /** Every text the mutation wrote, with or without mentions. */
-  mentionSources: MentionSource[];
-  mentions: RecordedMention[];
+  events: AnyDomainEvent[];
 }
 
 /**
  * EventEmitter2 names of the mutation events.
- * - `beforeCommit` (payload: the `Tx`): emitted with `emitAsync` inside the transaction, after the mutation's work;
- *   the owner of the audit tables writes them there, so they commit or roll back with the mutation. Its handler must
- *   not suppress errors (`@OnEvent(…, { suppressErrors: false })`): a failure rolls the mutation back.
- * - `activityCommitted` (payload: `ActivityCommitted`): held by the transaction until commit, then emitted with
- *   `emitAsync` before the call returns; a rollback emits nothing. Handler errors are caught and logged.
+ * - `beforeCommit` (payload: the `Tx`): emitted with `emitAsync` inside the transaction, after the mutation's work,
+ *   when it recorded domain events; the owner of the audit tables (activity, mention) writes them there, so they
+ *   commit or roll back with the mutation. Its handler must not suppress errors (`@OnEvent(…, { suppressErrors:
+ *   false })`): a failure rolls the mutation back.
+ * - `committed` (payload: `MutationCommitted`): emitted after commit, before the call returns, once per mutation that
+ *   recorded domain events, and awaited; a rollback emits nothing. Handler errors are caught and logged.
  */
 export const MUTATION_EVENTS = {
   beforeCommit: 'mutation.before-commit',
-  activityCommitted: 'mutation.activity-committed',
+  committed: 'mutation.committed',
 } as const;
-
-/** Events held by a transaction until commit (name → payload). */
-export interface CommitEvents {
-  [MUTATION_EVENTS.activityCommitted]: ActivityCommitted;
-}

@@ -1,4 +1,4 @@
-import type { RecordedActivity } from '../../../shared/event-bus/events.js';
+import type { RecordedActivity } from './activity-merge.js';
 import { mergeActivities } from './activity-merge.js';
 
 const P = '00000000-0000-4000-8000-000000000001';

@@ -1,4 +1,14 @@
-import type { RecordedActivity } from '../../../shared/event-bus/events.js';
+import type { EntityType } from '../../../shared/event-bus/events.js';
+
+/** One entry of the activity log before merging: a domain event as the log shows it (domain.md §2.18). */
+export interface RecordedActivity {
+  uuid: string;
+  projectUuid: string;
+  targetType: EntityType;
+  targetUuid: string;
+  action: string;
+  value?: Record<string, unknown> | null;
+}
 
 /**
  * One activity row per changed target and mutation (domain.md §2.18): a target changed once keeps its action; a

@@ -1,43 +1,46 @@
-import { categoryOf, messageFor, planNotifications, PREFERENCE_OF, recipientsFor, type Candidate, type Ref } from './notification.rules.js';
+import type { DomainEventName } from '../../../shared/events/domain-events.js';
+import { messageFor, NOTIFYING_EVENTS, planNotifications, PREFERENCE_OF, recipientsFor, type Candidate, type Ref } from './notification.rules.js';
 
 const u = (n: number): Ref => ({ type: 'user', uuid: `0000000${n}-0000-4000-8000-000000000000` });
 const a = (n: number): Ref => ({ type: 'agent', uuid: `a000000${n}-0000-4000-8000-000000000000` });
 const entity = { type: 'task' as const, uuid: 'e0000000-0000-4000-8000-000000000000', title: 'T', projectUuid: 'p0000000-0000-4000-8000-000000000000' };
 const everyone = { isArchivedAgent: () => false, wants: () => true };
 
-describe('categoryOf (§4.1)', () => {
-  it.each([
-    ['task', 'assigned', 'task_assigned'],
-    ['task', 'status_changed', 'task_status_changed'],
-    ['task', 'submitted', 'task_submitted_for_verify'],
-    ['task', 'verified', 'task_verified'],
-    ['task', 'reopened', 'task_reopened'],
-    ['proposal', 'submitted', 'proposal_submitted'],
-    ['proposal', 'approved', 'proposal_approved'],
-    ['proposal', 'rejected', 'proposal_rejected'],
-    ['idea', 'assigned', 'idea_claimed'],
-    ['document', 'comment_added', 'comment_added'],
-    ['idea', 'elaboration_started', 'elaboration_requested'],
-    ['idea', 'elaboration_answered', 'elaboration_answered'],
-    ['idea', 'elaboration_resolved', 'elaboration_resolved'],
-    ['idea', 'elaboration_skipped', 'elaboration_resolved'],
-  ])('%s %s → %s', (t, act, want) => {
-    expect(categoryOf(t, act)).toBe(want);
+describe('NOTIFYING_EVENTS (§4.1)', () => {
+  it.each<[DomainEventName, string]>([
+    ['task.assigned', 'task_assigned'],
+    ['task.status_changed', 'task_status_changed'],
+    ['task.submitted', 'task_submitted_for_verify'],
+    ['task.verified', 'task_verified'],
+    ['task.reopened', 'task_reopened'],
+    ['proposal.submitted', 'proposal_submitted'],
+    ['proposal.approved', 'proposal_approved'],
+    ['proposal.rejected', 'proposal_rejected'],
+    ['idea.assigned', 'idea_claimed'],
+    ['comment.added', 'comment_added'],
+    ['idea.elaboration_started', 'elaboration_requested'],
+    ['idea.elaboration_answered', 'elaboration_answered'],
+    ['idea.elaboration_resolved', 'elaboration_resolved'],
+    ['idea.elaboration_skipped', 'elaboration_resolved'],
+  ])('%s → %s', (name, want) => {
+    expect(NOTIFYING_EVENTS[name]).toBe(want);
   });
 
-  it.each([
-    ['task', 'released'],
-    ['task', 'closed'],
-    ['proposal', 'revoked'],
-    ['idea', 'edited'],
-    ['task', 'created'],
-    ['task', 'deleted'],
-    ['idea', 'moved'],
-    ['task', 'reference_added'],
-    ['task', 'session_checkin'],
-    ['document', 'report_created'],
-  ])('%s %s notifies nobody', (t, act) => {
-    expect(categoryOf(t, act)).toBeNull();
+  it.each<DomainEventName>([
+    'task.released',
+    'task.closed',
+    'proposal.revoked',
+    'idea.edited',
+    'task.created',
+    'task.deleted',
+    'idea.moved',
+    'reference.added',
+    'task.session_checkin',
+    'document.report_created',
+    'text.written',
+    'mention.created',
+  ])('%s notifies nobody', (name) => {
+    expect(NOTIFYING_EVENTS[name]).toBeUndefined();
   });
 
   it('maps the elaboration results and submissions to their preference fields', () => {

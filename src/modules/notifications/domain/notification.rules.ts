@@ -2,6 +2,7 @@
  * What notifies whom (notifications.md §4): categories, recipients, the filtering order and the messages. Pure:
  * the generator loads the facts (rows, archived agents, preferences) and hands them in.
  */
+import type { DomainEventName } from '../../../shared/events/domain-events.js';
 
 export type RecipientType = 'user' | 'agent';
 export type NotifiedEntityType = 'task' | 'idea' | 'proposal' | 'document';
@@ -62,27 +63,26 @@ export const PREFERENCE_OF: Record<NotificationAction, PreferenceField> = {
   mentioned: 'mentioned',
 };
 
-const BY_ACTIVITY: Record<string, NotificationAction> = {
-  'task:assigned': 'task_assigned',
-  'task:status_changed': 'task_status_changed',
-  'task:submitted': 'task_submitted_for_verify',
-  'task:verified': 'task_verified',
-  'task:reopened': 'task_reopened',
-  'proposal:submitted': 'proposal_submitted',
-  'proposal:approved': 'proposal_approved',
-  'proposal:rejected': 'proposal_rejected',
-  'idea:assigned': 'idea_claimed',
-  'idea:elaboration_started': 'elaboration_requested',
-  'idea:elaboration_answered': 'elaboration_answered',
-  'idea:elaboration_resolved': 'elaboration_resolved',
-  'idea:elaboration_skipped': 'elaboration_resolved',
+/**
+ * §4.1: the domain events that notify, with their category (every other event notifies nobody; @mentions come as
+ * `mention.created`).
+ */
+export const NOTIFYING_EVENTS: Partial<Record<DomainEventName, Exclude<NotificationAction, 'mentioned'>>> = {
+  'task.assigned': 'task_assigned',
+  'task.status_changed': 'task_status_changed',
+  'task.submitted': 'task_submitted_for_verify',
+  'task.verified': 'task_verified',
+  'task.reopened': 'task_reopened',
+  'proposal.submitted': 'proposal_submitted',
+  'proposal.approved': 'proposal_approved',
+  'proposal.rejected': 'proposal_rejected',
+  'idea.assigned': 'idea_claimed',
+  'idea.elaboration_started': 'elaboration_requested',
+  'idea.elaboration_answered': 'elaboration_answered',
+  'idea.elaboration_resolved': 'elaboration_resolved',
+  'idea.elaboration_skipped': 'elaboration_resolved',
+  'comment.added': 'comment_added',
 };
-
-/** §4.1: the notification category of an activity, or null for the many that notify nobody. */
-export function categoryOf(targetType: string, action: string): NotificationAction | null {
-  if (action === 'comment_added') return 'comment_added';
-  return BY_ACTIVITY[`${targetType}:${action}`] ?? null;
-}
 
 /** The entity facts recipients depend on, read after the mutation. */
 export interface EntityFacts {
