@@ -11,7 +11,7 @@ import { openDatabase, type Database } from './database.js';
 import { EventBus } from './shared/event-bus/event-bus.port.js';
 import { NatsEventBus } from './shared/event-bus/nats-event-bus.js';
 import { ConnectionDrain } from './shared/http/connection-drain.js';
-import { corsMiddleware } from './shared/http/cors.middleware.js';
+import { corsOptions } from './shared/http/cors.js';
 import { jsonBody } from './shared/http/json-body.middleware.js';
 import { requestLogging } from './shared/http/request-logging.middleware.js';
 import { securityHeaders } from './shared/http/security-headers.js';
@@ -66,10 +66,11 @@ export async function startService(config: AppConfig, logger: Logger, opts: { da
   express.set('etag', false);
   // The first layer of all: every answer carries the security headers, /api/docs and /api/mcp included.
   app.use(securityHeaders(config));
-  const global = [requestLogging(logger, metrics), corsMiddleware(config.corsOrigins)];
   setupOpenApi(app);
+  app.use(requestLogging(logger, metrics));
+  app.enableCors(corsOptions(config.corsOrigins));
   // The JSON body parser skips `/api/mcp`, whose controller reads the body after its key guard.
-  for (const middleware of [...global, jsonBody()]) app.use(middleware);
+  app.use(jsonBody());
   const drain = new ConnectionDrain(app.getHttpServer() as Server);
   try {
     await app.listen(config.port, config.host);
