@@ -29,7 +29,6 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
-import { Lifecycle } from '../src/shared/lifecycle.js';
 import { changeJson } from '../src/shared/event-bus/events.js';
 import { StreamLog } from '../src/shared/stream-log/stream-log.js';
 import { freePort } from '../src/shared/database/embedded-postgres.js';
@@ -37,6 +36,7 @@ import { api } from './lib/rest.js';
 import { scratchDatabase } from './lib/scratch-db.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service-process.js';
 import { pct, round, sleep } from './lib/stats.js';
+import { SchedulerRegistry } from '@nestjs/schedule';
 
 const num = (name: string, def: number): number => (process.env[name] ? Number(process.env[name]) : def);
 const STREAMS = num('STORM_STREAMS', 5000);
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     const cookie = /svc_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')![0];
     const { data: project } = await api<{ uuid: string }>(base, 'POST', '/api/projects', { name: 'Storm project' }, { cookie });
 
-    const log = new StreamLog(db.dataSource, loadConfig({ DATABASE_URL: databaseUrl }), logger, new Lifecycle());
+    const log = new StreamLog(db.dataSource, loadConfig({ DATABASE_URL: databaseUrl }), logger, new SchedulerRegistry());
     const head = async (): Promise<number> => (await log.heads('c', [company.uuid])).get(company.uuid) ?? 0;
 
     // The writer: REST mutations while the service is up, log appends while it is down.

@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
+import { ScheduleModule } from '@nestjs/schedule';
 import type { Application } from 'express';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -43,7 +44,8 @@ export class CoreModule {
   static forRoot(options: CoreOptions): DynamicModule {
     return {
       module: CoreModule,
-      imports: [EventEmitterModule.forRoot(EMITTER_DEFAULTS)],
+      // The framework's event emitter (`@OnEvent`) and scheduler (background intervals, `SchedulerRegistry`).
+      imports: [EventEmitterModule.forRoot(EMITTER_DEFAULTS), ScheduleModule.forRoot()],
       providers: [
         { provide: AppConfig, useValue: options.config },
         { provide: DataSource, useValue: options.dataSource },

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config.js';
-import { Lifecycle } from '../../src/shared/lifecycle.js';
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { World } from '../utils/world.js';
+import { SchedulerRegistry } from '@nestjs/schedule';
 
 describe('StreamLog (real PostgreSQL)', () => {
   let world: World;
@@ -14,7 +14,7 @@ describe('StreamLog (real PostgreSQL)', () => {
   beforeAll(async () => {
     world = await World.database();
     db = world.ds;
-    log = new StreamLog(db, loadConfig({ STREAM_LOG_RETENTION: '1s,3' }), pino({ level: 'silent' }), new Lifecycle());
+    log = new StreamLog(db, loadConfig({ STREAM_LOG_RETENTION: '1s,3' }), pino({ level: 'silent' }), new SchedulerRegistry());
   });
   afterAll(() => world.close());
 

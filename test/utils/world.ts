@@ -19,7 +19,6 @@ import type { MentionSource } from '../../src/shared/events/domain-events.js';
 import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
 import { createLogger } from '../../src/shared/logging/logger.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
-import { Lifecycle } from '../../src/shared/lifecycle.js';
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { ActivityService, MentionService } from '../../src/modules/collaboration/index.js';
 import { ProjectService } from '../../src/modules/projects/index.js';
@@ -30,6 +29,7 @@ import { callTool, mcpClient, type ToolResult } from './mcp-client.js';
 import { bindOnEvent } from './on-event.js';
 import { SessionReactions } from '../../src/modules/sessions/session.reactions.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { SchedulerRegistry } from '@nestjs/schedule';
 
 /**
  * The one test-world builder.
@@ -227,7 +227,7 @@ export interface Harness {
 
 /** The stream log outside a Nest app (no background pruning). */
 export function testStreamLog(db: DataSource): StreamLog {
-  return new StreamLog(db, loadConfig({}), pino({ level: 'silent' }), new Lifecycle());
+  return new StreamLog(db, loadConfig({}), pino({ level: 'silent' }), new SchedulerRegistry());
 }
 
 /**
@@ -246,7 +246,7 @@ export function createHarness(db: DataSource): Harness {
     throw err;
   }, emitter);
   const logger = pino({ level: 'silent' });
-  const runner = new TransactionRunner(db, bus, emitter, new MetricsService(), new UnloggedStreamLog(db, loadConfig({}), logger, new Lifecycle()), logger);
+  const runner = new TransactionRunner(db, bus, emitter, new MetricsService(), new UnloggedStreamLog(db, loadConfig({}), logger, new SchedulerRegistry()), logger);
   bindOnEvent(emitter, new ActivityService(db, new MentionService()), new SessionReactions());
   const events: RealtimeEvent[] = [];
   bus.subscribe('change', (e) => events.push(e));

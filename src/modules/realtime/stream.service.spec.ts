@@ -3,7 +3,7 @@ import type { MessageEvent } from '@nestjs/common';
 import { pino } from 'pino';
 import type { AppConfig } from '../../config/config.js';
 import { changeJson, type RealtimeEvent } from '../../shared/event-bus/events.js';
-import { Lifecycle } from '../../shared/lifecycle.js';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import type { LoggedFrame, StreamLog, StreamName } from '../../shared/stream-log/stream-log.js';
 import type { AuthService } from '../identity/index.js';
@@ -50,7 +50,6 @@ const settle = async (ms = 0): Promise<void> => {
 };
 
 function setup(heartbeatMs = 60_000, lagMs = 30_000) {
-  const lifecycle = new Lifecycle();
   const log = new FakeLog();
   const config = { sseHeartbeatMs: heartbeatMs, sseRetryMs: 3000, sseMaxStreamsPerUser: 64, sseLagMs: lagMs } as unknown as AppConfig;
   const metrics = new MetricsService();
@@ -61,7 +60,7 @@ function setup(heartbeatMs = 60_000, lagMs = 30_000) {
   const hub = new FeedHub(config, metrics, logger);
   const sequencer = new PositionSequencer(log as unknown as StreamLog, hub, metrics, logger);
   const replayer = new StreamReplayer(sequencer, logger);
-  const service = new StreamService(config, lifecycle, metrics, logger, connections, hub, sequencer, replayer);
+  const service = new StreamService(config, metrics, logger, connections, hub, sequencer, replayer, new SchedulerRegistry());
   const open = (opts: { project?: string | null; lastEventId?: string | null; session?: string; batch?: boolean } = {}) => {
     const got: MessageEvent[] = [];
     let completed = false;
@@ -76,7 +75,7 @@ function setup(heartbeatMs = 60_000, lagMs = 30_000) {
   };
   /** Commits and publishes locally, as the transaction runner does (with the frame's JSON as logged). */
   const publish = (e: RealtimeEvent, position = log.commit(e)) => sequencer.onChange(e, { relayed: false, position, data: changeJson(e) });
-  return { service, lifecycle, open, log, publish, connections, hub, metrics, alive };
+  return { service, open, log, publish, connections, hub, metrics, alive };
 }
 
 describe('StreamService', () => {
@@ -254,9 +253,9 @@ describe('StreamService', () => {
   });
 
   it('after shutdown a new stream gets `: connected` and ends at once', async () => {
-    const { service, lifecycle, open } = setup();
+    const { service, open } = setup();
     const a = open();
-    lifecycle.beginShutdown();
+    service.beforeApplicationShutdown();
     expect(a.completed()).toBe(true);
     const c = open();
     expect(c.got).toEqual([{ comment: 'connected' }]);

@@ -1,8 +1,8 @@
-import { Inject, Injectable, type MessageEvent } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type MessageEvent } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Logger } from 'pino';
 import { Observable, type Subscriber } from 'rxjs';
 import { AppConfig } from '../../config/config.js';
-import { Lifecycle } from '../../shared/lifecycle.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { formatPosition, recipientKey, type StreamName } from '../../shared/stream-log/position.js';
@@ -17,6 +17,9 @@ import { StreamReplayer, type Start } from './stream-replayer.js';
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 
 export type { EndReason } from './stream-connections.js';
+
+/** The scheduler's name of the streams' heartbeat (a comment to every stream, the sessions and heads audit). */
+const HEARTBEAT_INTERVAL = 'sse-heartbeat';
 
 /** Who opened a stream, from where it resumes, and how it wants its frames. */
 export interface StreamRequest {
@@ -37,22 +40,24 @@ export interface StreamRequest {
  * compared with the log (so a frame lost in transit is repaired within a heartbeat even when nothing follows it).
  */
 @Injectable()
-export class StreamService {
-  private heartbeat: NodeJS.Timeout | null = null;
+export class StreamService implements BeforeApplicationShutdown {
   private auditing = false;
   private closed = false;
 
   constructor(
     private readonly config: AppConfig,
-    lifecycle: Lifecycle,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly connections: StreamConnections,
     private readonly hub: FeedHub,
     private readonly sequencer: PositionSequencer,
     private readonly replayer: StreamReplayer,
-  ) {
-    lifecycle.onShutdown(() => this.close());
+    private readonly scheduler: SchedulerRegistry,
+  ) {}
+
+  /** Shutdown begins (before the HTTP server closes): every stream ends, clients reconnect elsewhere and resume. */
+  beforeApplicationShutdown(): void {
+    this.close();
   }
 
   /** The change stream of a company, or of one of its projects (`project` lower-case, or null for all). */
@@ -86,7 +91,7 @@ export class StreamService {
 
   /** Running heartbeat timers (one while streams are open), for leak tests. */
   get timerCount(): number {
-    return this.heartbeat ? 1 : 0;
+    return this.scheduler.doesExist('interval', HEARTBEAT_INTERVAL) ? 1 : 0;
   }
 
   /** Sequencers alive (keys with streams, or lingering after their last one). */
@@ -152,18 +157,19 @@ export class StreamService {
     return member;
   }
 
+  /** The heartbeat, on the framework's scheduler while streams are open (a dynamic interval: SSE_HEARTBEAT_MS). */
   private startHeartbeat(): void {
-    if (this.heartbeat) return;
-    this.heartbeat = setInterval(() => {
+    if (this.scheduler.doesExist('interval', HEARTBEAT_INTERVAL)) return;
+    const timer = setInterval(() => {
       this.hub.heartbeat();
       void this.audit();
     }, this.config.sseHeartbeatMs);
-    this.heartbeat.unref();
+    timer.unref();
+    this.scheduler.addInterval(HEARTBEAT_INTERVAL, timer);
   }
 
   private stopHeartbeat(): void {
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = null;
+    if (this.scheduler.doesExist('interval', HEARTBEAT_INTERVAL)) this.scheduler.deleteInterval(HEARTBEAT_INTERVAL);
   }
 
   /** At each heartbeat: streams of ended sessions end; keys behind the log catch up. One query each. */

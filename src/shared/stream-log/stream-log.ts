@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Logger } from 'pino';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/config.js';
-import { Lifecycle } from '../lifecycle.js';
 import { LOGGER } from '../logging/logger.js';
 import { formatPosition, type StreamName } from './position.js';
 
@@ -55,6 +55,9 @@ const PRUNE_SQL = `
        gone AS (DELETE FROM stream_log l USING cut WHERE l.stream = cut.stream AND l.key = cut.key AND l.position <= cut.upto RETURNING 1)
   SELECT count(*)::int AS n FROM gone`;
 
+/** The scheduler's name of the pruning interval. */
+const PRUNE_INTERVAL = 'stream-log-prune';
+
 /** Only one instance prunes at a time (transaction-scoped advisory lock, skipped when busy). */
 const PRUNE_LOCK = 0x5e_57_10_90;
 
@@ -63,30 +66,36 @@ const PRUNE_LOCK = 0x5e_57_10_90;
  * in commit order and equal on every instance, and the frames at them, kept for at least STREAM_LOG_RETENTION.
  */
 @Injectable()
-export class StreamLog implements OnApplicationBootstrap {
+export class StreamLog implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private epochValue: string | null = null;
   private epochLoading: Promise<string> | null = null;
-  private pruneTimer: NodeJS.Timeout | null = null;
   private pruning = false;
 
   constructor(
     private readonly db: DataSource,
     private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-    lifecycle: Lifecycle,
-  ) {
-    lifecycle.onShutdown(() => this.stopPruning());
-  }
+    private readonly scheduler: SchedulerRegistry,
+  ) {}
 
+  /**
+   * Prunes in the background on the framework's scheduler, at half the retention time (1 s to a minute): a dynamic
+   * interval, as the period comes from configuration.
+   */
   onApplicationBootstrap(): void {
     const every = Math.max(1000, Math.min(60_000, Math.floor(this.config.streamLogRetentionMs / 2)));
-    this.pruneTimer = setInterval(() => void this.prune().catch((err: unknown) => this.logger.warn({ err: String(err) }, 'stream log pruning failed')), every);
-    this.pruneTimer.unref();
+    const timer = setInterval(() => void this.prune().catch((err: unknown) => this.logger.warn({ err: String(err) }, 'stream log pruning failed')), every);
+    timer.unref();
+    this.scheduler.addInterval(PRUNE_INTERVAL, timer);
+  }
+
+  /** Shutdown begins: no pruning while the database closes. */
+  beforeApplicationShutdown(): void {
+    this.stopPruning();
   }
 
   stopPruning(): void {
-    if (this.pruneTimer) clearInterval(this.pruneTimer);
-    this.pruneTimer = null;
+    if (this.scheduler.doesExist('interval', PRUNE_INTERVAL)) this.scheduler.deleteInterval(PRUNE_INTERVAL);
   }
 
   /** The log's epoch (read once). */
