@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { resolve } from 'node:path';
 import type { Server } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -17,7 +18,7 @@ import { requestLogging } from './shared/http/request-logging.middleware.js';
 import { securityHeaders } from './shared/http/security-headers.js';
 import { Lifecycle } from './shared/lifecycle.js';
 import { StartupError } from './shared/errors/startup-error.js';
-import { PinoNestLogger } from './shared/logging/logger.js';
+import { logFormatOf, PinoNestLogger } from './shared/logging/logger.js';
 import { MetricsService } from './shared/metrics/metrics.service.js';
 import { setupOpenApi } from './shared/http/openapi.js';
 
@@ -29,6 +30,32 @@ export interface RunningService {
   lifecycle: Lifecycle;
   /** Graceful stop: end streams, stop accepting, finish in-flight requests, close bus and database. */
   stop(): Promise<void>;
+}
+
+/**
+ * The one start-up summary (README "Quick start"): where it listens, which database and bus it uses, whether OAuth is
+ * on, and what to run next. No credentials: a DATABASE_URL shows its host, port and database only.
+ */
+function startupSummary(config: AppConfig, url: string, database: Database): Record<string, string> {
+  let db = 'PostgreSQL (opened by the caller)';
+  if (database.embedded) db = `embedded PostgreSQL, files in ${resolve(config.dataDir)}`;
+  else if (config.databaseUrl) {
+    const u = new URL(config.databaseUrl);
+    db = `PostgreSQL at ${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`;
+  }
+  const bus = config.natsUrl ? `NATS ${config.natsUrl.split(',').map((s) => hostOf(s.trim())).join(', ')} (subjects ${config.busSubjectPrefix}.*)` : 'in-process (one instance)';
+  const oauth = config.publicUrl ? `on, issuer ${config.publicOrigin}, tool endpoint ${config.publicUrl.replace(/\/$/, '')}/api/mcp` : 'off (set PUBLIC_URL to turn it on)';
+  return { url, database: db, bus, oauth, next: 'npm run cli -- demo seed   (a demo company, user and one agent key per preset)' };
+}
+
+/** A NATS server URL without any credentials it may carry. */
+function hostOf(server: string): string {
+  try {
+    const u = new URL(server.includes('://') ? server : `nats://${server}`);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(unparsable server)';
+  }
 }
 
 /**
@@ -53,7 +80,7 @@ export async function startService(config: AppConfig, logger: Logger, opts: { da
     app = await NestFactory.create(
       AppModule.forRoot({ config, dataSource: database.dataSource, logger, metrics, lifecycle }),
       new ExpressAdapter(),
-      { bodyParser: false, logger: new PinoNestLogger(logger), abortOnError: false },
+      { bodyParser: false, logger: new PinoNestLogger(logger, logFormatOf(config.logFormat) === 'pretty' ? 'debug' : 'info'), abortOnError: false },
     );
   } catch (err) {
     if (!opts.database) await database.close();
@@ -87,7 +114,7 @@ export async function startService(config: AppConfig, logger: Logger, opts: { da
   lifecycle.started = true;
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
-  logger.info({ url }, 'service listening');
+  logger.info(startupSummary(config, url, database), 'service listening');
 
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config/config.js';
-import { createLogger } from './shared/logging/logger.js';
+import { createLogger, logFormatOf } from './shared/logging/logger.js';
 import { startService } from './bootstrap.js';
 import { StartupError } from './shared/errors/startup-error.js';
 
@@ -11,18 +11,26 @@ async function main(): Promise<void> {
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'fatal', msg: err.message, variable: err.variable }) + '\n');
+      // One line: JSON for a collector, the message alone for a person at a terminal.
+      if (logFormatOf('auto', process.stderr.isTTY === true) === 'pretty') process.stderr.write(`${err.message}\n`);
+      else process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'fatal', msg: err.message, variable: err.variable }) + '\n');
       process.exit(1);
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const format = logFormatOf(config.logFormat);
+  const logger = createLogger(config.logLevel, undefined, format);
   let service;
   try {
     service = await startService(config, logger);
   } catch (err) {
     // One line naming the cause and the fix where we know them (StartupError), else the error itself.
-    if (err instanceof StartupError) logger.fatal({ fix: err.fix }, err.message);
+    // A StartupError's message already names the fix. At a terminal fields would go on lines of their own, so the
+    // message is the one line there.
+    if (err instanceof StartupError) {
+      if (format === 'pretty') logger.fatal(err.message);
+      else logger.fatal({ fix: err.fix }, err.message);
+    } else if (format === 'pretty') logger.fatal(`start-up failed: ${err instanceof Error ? err.message : String(err)}`);
     else logger.fatal({ err: err instanceof Error ? err.message : String(err) }, 'start-up failed');
     logger.flush();
     setTimeout(() => process.exit(1), 100);

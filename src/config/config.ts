@@ -13,6 +13,8 @@ export class AppConfig {
   natsUrl: string | null;
   busSubjectPrefix: string;
   logLevel: LogLevel;
+  /** `json`: one JSON object per line; `pretty`: human lines; `auto`: pretty when stdout is a terminal. */
+  logFormat: 'auto' | 'json' | 'pretty';
   cookieSecure: boolean;
   corsOrigins: string[];
   sseHeartbeatMs: number;
@@ -139,6 +141,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${level}")`);
   }
   config.logLevel = level;
+  const format = value(env, 'LOG_FORMAT') ?? 'auto';
+  if (format !== 'auto' && format !== 'json' && format !== 'pretty') throw new ConfigError('LOG_FORMAT', `must be one of auto, json, pretty (got "${format}")`);
+  config.logFormat = format;
   config.cookieSecure = bool(env, 'COOKIE_SECURE', nodeEnv === 'production');
   config.corsOrigins = (value(env, 'CORS_ORIGINS') ?? '')
     .split(',')
