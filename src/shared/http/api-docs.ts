@@ -41,9 +41,9 @@ export function ApiRoute({ summary, answer, created = false, errors = [] }: ApiR
  * `answer` a response DTO (referenced as a component) or null. 200, or 201 when `created`.
  */
 export function ApiEnvelope(answer: Dto | null, options: Omit<ApiResponseOptions, 'schema' | 'type' | 'status'> & { created?: boolean } = {}): MethodDecorator {
-  const { created = false, ...rest } = options;
+  const { created = false, description = 'Envelope `{success: true, data}`', ...rest } = options;
   const data = answer ? { $ref: getSchemaPath(answer) } : { type: 'object', nullable: true, enum: [null], description: 'Always null' };
-  const response = { ...rest, schema: envelopeSchema(data) } as ApiResponseOptions;
+  const response = { ...rest, description, schema: envelopeSchema(data) } as ApiResponseOptions;
   return applyDecorators(...(answer ? [ApiExtraModels(answer)] : []), created ? ApiCreatedResponse(response) : ApiOkResponse(response));
 }
 
