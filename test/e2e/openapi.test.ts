@@ -40,7 +40,7 @@ function jsonSchema(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(jsonSchema);
   if (!s || typeof s !== 'object') return s;
   const { nullable, ...rest } = s as Schema;
-  const out = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, jsonSchema(v)]));
+  const out: Schema = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, jsonSchema(v)]));
   if (out.enum?.includes(null)) return { enum: out.enum };
   return nullable ? { anyOf: [out, { type: 'null' }] } : out;
 }
