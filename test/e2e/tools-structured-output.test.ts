@@ -112,7 +112,7 @@ describe('structured output of the read-only tools (tools.md §1.1, e2e)', () =>
     expect(new Set(CALLS().map(([name]) => name))).toEqual(new Set(readOnly.map((t) => t.name)));
   });
 
-  it('lists output schemas that are open, shallow (tools.md §1.5) and never require the optional markers', () => {
+  it('lists output schemas that are open, shallow and never require the optional markers', () => {
     type Schema = { properties?: Record<string, Schema>; items?: Schema; required?: string[]; [k: string]: unknown };
     const problems: string[] = [];
     for (const t of listed.filter((x) => x.outputSchema)) {

@@ -4,7 +4,7 @@ import type { Person, PersonResolver } from '../../shared/database/person.js';
 import type { CommentEntity, ReferenceEntity } from './collaboration.entity.js';
 import type { ActivityRecordDto, CommentRecordDto, ReferenceRecordDto } from './dto/collaboration-record.dto.js';
 
-/** The record shapes of the collaboration module (tools.md §5.9), defined once by their response DTOs. */
+/** The record shapes of the collaboration module, defined once by their response DTOs (dto/collaboration-record.dto.ts). */
 export type CommentRecord = CommentRecordDto;
 export type ReferenceRecord = ReferenceRecordDto;
 export type ActivityRecord = ActivityRecordDto;

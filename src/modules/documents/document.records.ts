@@ -3,7 +3,7 @@ import { PersonResolver } from '../../shared/database/person.js';
 import type { DocumentEntity } from './document.entity.js';
 import type { DocumentRecordDto, DocumentSummaryDto } from './dto/document-record.dto.js';
 
-/** The record shapes of documents (tools.md §5.9), defined once by their response DTOs. */
+/** The record shapes of documents, defined once by their response DTOs (dto/document-record.dto.ts). */
 export type DocumentSummary = DocumentSummaryDto;
 export type DocumentRecord = DocumentRecordDto;
 

@@ -4,7 +4,7 @@ import type { ElaborationStateDto } from './dto/elaboration-record.dto.js';
 import { ElaborationQuestionEntity, ElaborationRoundEntity, type IdeaEntity, type QuestionOption } from './idea.entity.js';
 import { iso, isoOrNull } from './idea.records.js';
 
-/** ElaborationState of tools.md §5.9, defined once by its response DTO. */
+/** An idea's elaboration, defined once by its response DTO (dto/elaboration-record.dto.ts). */
 export type ElaborationState = ElaborationStateDto;
 
 const renderOptions = (options: QuestionOption[]): Array<{ id: string; label: string; description: string | null }> =>

@@ -6,7 +6,7 @@ import type { IdeaRecordDto, IdeaSummaryDto } from './dto/idea-record.dto.js';
 import type { IdeaEntity, IdeaStatus } from './idea.entity.js';
 import { loadIdeaStatusView, type IdeaStatusView } from './idea-facts.queries.js';
 
-/** The record shapes of ideas (tools.md §5.9), defined once by their response DTOs. */
+/** The record shapes of ideas, defined once by their response DTOs (dto/idea-record.dto.ts). */
 export type Assignee = AssigneeDto;
 export type IdeaSummary = IdeaSummaryDto;
 export type IdeaRecord = IdeaRecordDto;

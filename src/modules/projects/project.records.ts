@@ -7,7 +7,7 @@ import type {
   ProjectSummaryDto,
 } from './dto/project-record.dto.js';
 
-/** The record shapes of projects and groups (tools.md §5.9), defined once by their response DTOs. */
+/** The record shapes of projects and groups, defined once by their response DTOs (dto/project-record.dto.ts). */
 export type ProjectCounts = ProjectCountsDto;
 export type ProjectSummary = ProjectSummaryDto;
 export type ProjectRecord = ProjectRecordDto;

@@ -4,7 +4,7 @@ import type { AssigneeDto } from '../../shared/validation/person.dto.js';
 import type { ActiveSessionDto, CriterionRecordDto, TaskLinkDto, TaskRecordDto, TaskRecordWithHintsDto, TaskSummaryDto } from './dto/task-record.dto.js';
 import type { AcceptanceCriterionEntity, TaskEntity } from './task.entity.js';
 
-/** The record shapes of the tasks module (tools.md §5.9), defined once by their response DTOs. */
+/** The record shapes of the tasks module, defined once by their response DTOs (dto/task-record.dto.ts). */
 export type Assignee = AssigneeDto;
 export type TaskSummary = TaskSummaryDto;
 export type CriterionRecord = CriterionRecordDto;
@@ -12,7 +12,7 @@ export type TaskLink = TaskLinkDto;
 export type ActiveSession = ActiveSessionDto;
 export type TaskRecord = TaskRecordDto;
 
-/** Claim and assign results: the record plus `hints` when there is something to say (tools.md §5.4). */
+/** Claim and assign results: the record plus `hints` when there is something to say. */
 export type TaskRecordWithHints = TaskRecordWithHintsDto;
 
 /** What a criterion record is made of: the row without its task and bookkeeping columns. */

@@ -22,7 +22,7 @@ export interface ToolOptions {
   input: new () => object;
   /**
    * The result's response DTO class (fields from shared/validation/response-fields.ts), the one its REST route
-   * documents too: its shallow JSON Schema (tools.md §1.1, §1.5) is built once at boot and published as the tool's
+   * documents too: its shallow JSON Schema (README "Agents and the tool endpoint (MCP)") is built once at boot and published as the tool's
    * `outputSchema`, and a successful result then carries the same object as `structuredContent`. Every read-only
    * tool has one.
    */

@@ -36,6 +36,9 @@ const SCALARS = new Map<unknown, string>([
  * Number.MAX_SAFE_INTEGER` (no real bound) nor the default long-text limit of domain.md §1 (`maxLength` 100,000 of
  * every description and content, the `str` of tools.md §5) is stated. Only the schema is trimmed: the validator still
  * checks every bound, and /api/docs still shows them.
+ *
+ * With `answer`, the DTO is a response DTO and the result a read tool's `outputSchema` (see answerSchema below): the
+ * answers' schemas come from the same classes as the REST routes' response schemas in /api/docs.
  */
 export function dtoJsonSchema(dto: abstract new () => object, options: { answer?: boolean } = {}): JsonSchema {
   if (options.answer) return answerSchema(dto);
@@ -49,10 +52,10 @@ export function dtoJsonSchema(dto: abstract new () => object, options: { answer?
 }
 
 /**
- * The output schema of a read tool (tools.md §1.1), from a response DTO (fields of response-fields.ts). Clients
+ * The output schema of a read tool (README "Agents and the tool endpoint (MCP)"), from a response DTO (fields of response-fields.ts). Clients
  * validate `structuredContent` against it and refuse a mismatch, so it is never stricter than the answer: objects stay
  * open (no `additionalProperties`), a nullable field is `[type, "null"]`, an optional key is not `required`. It stays
- * shallow (§1.5): the top-level keys with their types, and for a list of objects each item's keys with their types
+ * shallow, as what a host may hand the model: the top-level keys with their types, and for a list of objects each item's keys with their types
  * (nothing deeper, nothing required); a nested object is `object`, any other list `array`. Descriptions and value
  * constraints are left to the OpenAPI document.
  */

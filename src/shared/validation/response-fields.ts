@@ -7,14 +7,14 @@ import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
  *
  * Each decorator is typed for the property it stands on: `@Prop.string() n: number` does not compile, and a property
  * that can be null must say so (`@Prop.string({ nullable: true }) notes: string | null`), as must one that can be left
- * out (`optional`: the key is absent, not null — tools.md §1.1's `truncated`, `warnings`, `hints`).
+ * out (`optional`: the key is absent, not null — the markers `truncated`, `warnings`, `hints`).
  */
 export interface PropOptions {
   /** The value can be null (`[type, "null"]` in the tool's schema, `nullable` in OpenAPI). */
   nullable?: boolean;
   /** The key can be absent: not `required`. */
   optional?: boolean;
-  /** For the OpenAPI document only (a tool's output schema states types, tools.md §1.5). */
+  /** For the OpenAPI document only (a tool's output schema states types only). */
   description?: string;
 }
 
@@ -84,7 +84,7 @@ function strings(o?: Present): PropDecorator<readonly string[]> {
 export const Prop = { string, integer, number, boolean, object, nested, list, strings };
 
 /**
- * A list answer `{<items>, page, pageSize, total}` (tools.md §1.2) of DTO class `of` under the key `items`, with
+ * A list answer `{<items>, page, pageSize, total}` (README "Web REST API") of DTO class `of` under the key `items`, with
  * `truncated: true` when the tool cut rows to fit its result (never over REST). Named `<Items>PageDto` in OpenAPI;
  * a list with more top-level keys extends it.
  */
