@@ -112,6 +112,24 @@ describe('structured output of the read-only tools (tools.md §1.1, e2e)', () =>
     expect(new Set(CALLS().map(([name]) => name))).toEqual(new Set(readOnly.map((t) => t.name)));
   });
 
+  it('lists output schemas that are open, shallow and never require the optional markers', () => {
+    type Schema = { properties?: Record<string, Schema>; items?: Schema; required?: string[]; [k: string]: unknown };
+    const problems: string[] = [];
+    for (const t of listed.filter((x) => x.outputSchema)) {
+      const schema = t.outputSchema as Schema;
+      if (JSON.stringify(schema).includes('additionalProperties')) problems.push(`${t.name}: closed`);
+      for (const marker of ['truncated', 'warnings', 'hints']) if (schema.required?.includes(marker)) problems.push(`${t.name}: requires ${marker}`);
+      // A root key states its type, and a list of objects one level more: each item key's type, nothing required.
+      for (const [key, s] of Object.entries(schema.properties ?? {})) {
+        if (s.properties) problems.push(`${t.name}: ${key} has properties`);
+        if (!s.items) continue;
+        if (s.items.required) problems.push(`${t.name}: ${key}[] has required`);
+        for (const [k, v] of Object.entries(s.items.properties ?? {})) if (Object.keys(v).some((x) => x !== 'type')) problems.push(`${t.name}: ${key}[].${k} too deep`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('returns structuredContent that the listed outputSchema accepts (Ajv and the official client) and that equals the text', async () => {
     const ajv = new Ajv({ allErrors: true });
     const schemas = new Map(listed.map((t) => [t.name, t.outputSchema]));

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { IdeaTrackerService, type IdeaTracker } from '../ideas/index.js';
-import { TaskTrackerService, type TaskTracker } from '../tasks/index.js';
+import { IdeaTrackerService } from '../ideas/index.js';
+import { TaskTrackerService } from '../tasks/index.js';
 import { NoArgsDto } from '../../shared/validation/no-args.dto.js';
-import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
+import { MyAssignmentsDto } from './dto/assignments.dto.js';
 import { resolveScope } from './project-scope.js';
 
 /**
@@ -26,9 +27,9 @@ export class AssignmentTools {
     description:
       'Returns your ideas and your unfinished tasks grouped by project, limited by the scoping headers. Open a task with svc_get_task or find new work with svc_get_available_tasks.',
     input: NoArgsDto,
-    output: OUTPUT.myAssignments,
+    output: MyAssignmentsDto,
   })
-  async myAssignments(_args: NoArgsDto, ctx: ToolContext): Promise<{ ideaTracker: IdeaTracker; taskTracker: TaskTracker; warnings?: string[] }> {
+  async myAssignments(_args: NoArgsDto, ctx: ToolContext): Promise<MyAssignmentsDto> {
     const { projectScope, warnings } = await resolveScope(this.db.manager, ctx.actor.companyUuid, ctx.headers);
     const ideaTracker = await this.ideas.tracker(ctx.actor, { projectScope });
     const taskTracker = await this.tasks.tracker(ctx.actor, projectScope);

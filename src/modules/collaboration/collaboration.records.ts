@@ -1,44 +1,13 @@
 import type { ActorType } from '../../shared/auth/actor.js';
 import type { ActivityEntity } from './activity.entity.js';
 import type { Person, PersonResolver } from '../../shared/database/person.js';
-import type { EntityType } from '../../shared/event-bus/events.js';
-import type { CommentEntity, CommentTargetType, ReferenceEntity, ReferenceTargetType, ReferenceType } from './collaboration.entity.js';
+import type { CommentEntity, ReferenceEntity } from './collaboration.entity.js';
+import type { ActivityRecordDto, CommentRecordDto, ReferenceRecordDto } from './dto/collaboration-record.dto.js';
 
-/** tools.md §5.9 record shapes of the collaboration module. */
-export interface CommentRecord {
-  uuid: string;
-  targetType: CommentTargetType;
-  targetUuid: string;
-  content: string;
-  author: Person;
-  createdAt: string;
-}
-
-export interface ReferenceRecord {
-  uuid: string;
-  targetType: ReferenceTargetType;
-  targetUuid: string;
-  type: ReferenceType;
-  url: string;
-  title: string;
-  notes: string | null;
-  createdBy: Person;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ActivityRecord {
-  uuid: string;
-  projectUuid: string;
-  targetType: EntityType;
-  targetUuid: string;
-  actor: Person;
-  action: string;
-  value: Record<string, unknown> | null;
-  sessionUuid: string | null;
-  sessionName: string | null;
-  createdAt: string;
-}
+/** The record shapes of the collaboration module, defined once by their response DTOs (dto/collaboration-record.dto.ts). */
+export type CommentRecord = CommentRecordDto;
+export type ReferenceRecord = ReferenceRecordDto;
+export type ActivityRecord = ActivityRecordDto;
 
 const person = (people: PersonResolver, type: ActorType, uuid: string): Person => people.person({ type, uuid })!;
 

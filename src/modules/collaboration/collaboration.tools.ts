@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
 import { ActivityService } from './activity.service.js';
 import { CommentService } from './comment.service.js';
 import {
@@ -12,6 +12,7 @@ import {
   SearchArgsDto,
   UpdateReferenceArgsDto,
 } from './dto/collaboration.dto.js';
+import { ActivityPageDto, CommentPageDto, MentionablePageDto, SearchPageDto } from './dto/collaboration-record.dto.js';
 import { ReferenceService } from './reference.service.js';
 import { SearchService } from './search.service.js';
 
@@ -31,7 +32,7 @@ export class CollaborationTools {
     hint: 'R',
     description: "Lists a project's activity, newest first, optionally for one target. Open a target with the matching svc_get_* tool.",
     input: ListActivityArgsDto,
-    output: OUTPUT.activityList,
+    output: ActivityPageDto,
   })
   listActivity(args: ListActivityArgsDto, ctx: ToolContext) {
     return this.activity.list(ctx.actor, args);
@@ -43,7 +44,7 @@ export class CollaborationTools {
     hint: 'R',
     description: 'Lists the comments on an idea, proposal, task or document, oldest first. Reply with svc_add_comment.',
     input: ListCommentsArgsDto,
-    output: OUTPUT.commentList,
+    output: CommentPageDto,
   })
   listComments(args: ListCommentsArgsDto, ctx: ToolContext) {
     return this.comments.list(ctx.actor, args);
@@ -55,7 +56,7 @@ export class CollaborationTools {
     hint: 'R',
     description: 'Searches tasks, ideas, proposals, documents, projects and groups by text or uuid. Open a hit with the matching svc_get_* tool.',
     input: SearchArgsDto,
-    output: OUTPUT.search,
+    output: SearchPageDto,
   })
   searchAll(args: SearchArgsDto, ctx: ToolContext) {
     return this.search.search(ctx.actor, args);
@@ -67,7 +68,7 @@ export class CollaborationTools {
     hint: 'R',
     description: 'Finds users and agents you can mention as @[Name](user:<uuid>) or @[Name](agent:<uuid>). Use the markup in svc_add_comment.',
     input: MentionablesArgsDto,
-    output: OUTPUT.mentionables,
+    output: MentionablePageDto,
   })
   searchMentionables(args: MentionablesArgsDto, ctx: ToolContext) {
     return this.search.mentionables(ctx.actor, args);

@@ -21,3 +21,4 @@ export type { SearchInput, SearchResult, SearchCounts, Mentionable, SearchEntity
 export { validMentionTargets } from './mention-targets.queries.js';
 export { deleteTargetCollaboration } from './target-cleanup.steps.js';
 export { ReferenceInputDto } from './dto/reference-input.dto.js';
+export { ActivityRecordDto, ReferenceRecordDto } from './dto/collaboration-record.dto.js';

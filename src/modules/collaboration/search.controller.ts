@@ -7,6 +7,7 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { MentionablesQueryDto, SearchQueryDto } from './dto/collaboration.dto.js';
 import { SearchService } from './search.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { MentionablePageDto, SearchPageDto } from './dto/collaboration-record.dto.js';
 
 @ApiTags('search')
 @ApiCookieAuth('session')
@@ -15,7 +16,7 @@ export class SearchController {
   constructor(private readonly search: SearchService) {}
 
   @Get('search')
-  @ApiRoute({ summary: 'Search tasks, ideas, proposals, documents, projects and groups by text or uuid', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  @ApiRoute({ answer: SearchPageDto, summary: 'Search tasks, ideas, proposals, documents, projects and groups by text or uuid', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
   query(@CurrentActor() actor: Actor, @Query() query: SearchQueryDto) {
     // A query string carries a list as one comma-separated value; the service checks the members.
     const entityTypes = query.entityTypes?.split(',').map((t) => t.trim()).filter((t) => t !== '');
@@ -23,7 +24,7 @@ export class SearchController {
   }
 
   @Get('mentionables')
-  @ApiRoute({ summary: 'Users (by name or email) and agents (by name) that can be @mentioned', errors: ['VALIDATION_ERROR'] })
+  @ApiRoute({ answer: MentionablePageDto, summary: 'Users (by name or email) and agents (by name) that can be @mentioned', errors: ['VALIDATION_ERROR'] })
   mentionables(@CurrentActor() actor: Actor, @Query() query: MentionablesQueryDto) {
     return this.search.mentionables(actor, { query: query.q, ...restPaging(query) });
   }

@@ -1,23 +1,11 @@
 import type { EntityManager } from 'typeorm';
-import { PersonResolver, type Person } from '../../shared/database/person.js';
+import { PersonResolver } from '../../shared/database/person.js';
 import type { DocumentEntity } from './document.entity.js';
+import type { DocumentRecordDto, DocumentSummaryDto } from './dto/document-record.dto.js';
 
-/** Record shapes of tools.md §5.9 for documents. */
-export interface DocumentSummary {
-  uuid: string;
-  projectUuid: string;
-  type: string;
-  title: string;
-  version: number;
-  proposalUuid: string | null;
-  createdBy: Person | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface DocumentRecord extends DocumentSummary {
-  content: string;
-}
+/** The record shapes of documents, defined once by their response DTOs (dto/document-record.dto.ts). */
+export type DocumentSummary = DocumentSummaryDto;
+export type DocumentRecord = DocumentRecordDto;
 
 function summary(d: DocumentEntity, people: PersonResolver): DocumentSummary {
   return {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
+import { DocumentPageDto, DocumentRecordDto } from './dto/document-record.dto.js';
 import { DocumentService } from './document.service.js';
 import { CreateDocumentArgsDto, CreateReportArgsDto, DocumentRefDto, ListDocumentsArgsDto, UpdateDocumentArgsDto } from './dto/document.dto.js';
 
@@ -14,7 +15,7 @@ export class DocumentTools {
     hint: 'R',
     description: "Lists a project's documents without content, optionally by type. Read one with svc_get_document.",
     input: ListDocumentsArgsDto,
-    output: OUTPUT.documentList,
+    output: DocumentPageDto,
   })
   getDocuments(args: ListDocumentsArgsDto, ctx: ToolContext) {
     return this.documents.list(ctx.actor, args);
@@ -26,7 +27,7 @@ export class DocumentTools {
     hint: 'R',
     description: 'Returns one document with its content. Change it with svc_pm_update_document.',
     input: DocumentRefDto,
-    output: OUTPUT.document,
+    output: DocumentRecordDto,
   })
   getDocument(args: DocumentRefDto, ctx: ToolContext) {
     return this.documents.get(ctx.actor, args);

@@ -1,10 +1,12 @@
 import { Controller, Get, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '../../shared/auth/decorators.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import { Lifecycle } from '../../shared/lifecycle.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
+import { LiveDto, ReadyDto } from './dto/health.dto.js';
 
 const DB_CHECK_TIMEOUT_MS = 2000;
 
@@ -19,11 +21,14 @@ export class HealthController {
   ) {}
 
   @Get('health/live')
+  @ApiOkResponse({ type: LiveDto, description: 'The process is up' })
   live() {
     return { status: 'ok' };
   }
 
   @Get('health/ready')
+  @ApiOkResponse({ type: ReadyDto, description: 'Ready for traffic' })
+  @ApiServiceUnavailableResponse({ type: ReadyDto, description: 'Not ready: a check is down, or starting or shutting down' })
   async ready(@Res({ passthrough: true }) res: Response) {
     const database = (await this.databaseUp()) ? 'up' : 'down';
     const busState = this.bus.status().state;
@@ -33,6 +38,8 @@ export class HealthController {
   }
 
   @Get('metrics')
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } })
   async metricsText(@Res() res: Response) {
     res.setHeader('Content-Type', this.metrics.registry.contentType);
     res.send(await this.metrics.registry.metrics());

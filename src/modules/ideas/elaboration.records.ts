@@ -1,35 +1,11 @@
 import type { EntityManager } from 'typeorm';
-import { PersonResolver, type Person } from '../../shared/database/person.js';
-import { ElaborationQuestionEntity, ElaborationRoundEntity, type ElaborationDepth, type ElaborationStatus, type IdeaEntity, type IdeaStatus, type QuestionOption } from './idea.entity.js';
+import { PersonResolver } from '../../shared/database/person.js';
+import type { ElaborationStateDto } from './dto/elaboration-record.dto.js';
+import { ElaborationQuestionEntity, ElaborationRoundEntity, type IdeaEntity, type QuestionOption } from './idea.entity.js';
 import { iso, isoOrNull } from './idea.records.js';
 
-/** ElaborationState of tools.md §5.9. */
-export interface ElaborationState {
-  ideaUuid: string;
-  ideaStatus: IdeaStatus;
-  depth: ElaborationDepth | null;
-  status: ElaborationStatus | null;
-  rounds: Array<{
-    uuid: string;
-    roundNumber: number;
-    status: 'pending_answers' | 'answered';
-    depth: ElaborationDepth;
-    isAppended: boolean;
-    createdBy: Person | null;
-    answeredAt: string | null;
-    createdAt: string;
-    questions: Array<{
-      uuid: string;
-      questionId: string;
-      text: string;
-      category: string;
-      options: Array<{ id: string; label: string; description: string | null }>;
-      required: boolean;
-      answer: { selectedOptionId: string | null; customText: string | null; answeredAt: string; answeredBy: Person | null } | null;
-    }>;
-  }>;
-  summary: { totalQuestions: number; answeredQuestions: number; pendingRoundUuid: string | null };
-}
+/** An idea's elaboration, defined once by its response DTO (dto/elaboration-record.dto.ts). */
+export type ElaborationState = ElaborationStateDto;
 
 const renderOptions = (options: QuestionOption[]): Array<{ id: string; label: string; description: string | null }> =>
   options.map((o) => ({ id: o.id, label: o.label, description: o.description ?? null }));

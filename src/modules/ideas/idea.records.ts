@@ -1,41 +1,15 @@
 import type { EntityManager } from 'typeorm';
-import { PersonResolver, type Person, type PersonRef } from '../../shared/database/person.js';
-import { listForTarget, type ReferenceRecord } from '../collaboration/index.js';
-import type { DerivedStatus } from './domain/derived-status.js';
-import type { ElaborationDepth, ElaborationStatus, IdeaEntity, IdeaStatus } from './idea.entity.js';
+import { PersonResolver, type PersonRef } from '../../shared/database/person.js';
+import type { AssigneeDto } from '../../shared/validation/person.dto.js';
+import { listForTarget } from '../collaboration/index.js';
+import type { IdeaRecordDto, IdeaSummaryDto } from './dto/idea-record.dto.js';
+import type { IdeaEntity, IdeaStatus } from './idea.entity.js';
 import { loadIdeaStatusView, type IdeaStatusView } from './idea-facts.queries.js';
 
-/** Record shapes of tools.md §5.9 for ideas. */
-export interface Assignee extends Person {
-  assignedAt: string | null;
-  assignedBy: Person | null;
-}
-
-export interface IdeaSummary {
-  uuid: string;
-  projectUuid: string;
-  title: string;
-  status: IdeaStatus;
-  derivedStatus: DerivedStatus;
-  isContainer: boolean;
-  parentUuid: string | null;
-  assignee: Assignee | null;
-  elaborationStatus: ElaborationStatus | null;
-  childCount: number;
-  createdBy: Person | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface IdeaRecord extends IdeaSummary {
-  content: string;
-  elaborationDepth: ElaborationDepth | null;
-  parent: { uuid: string; title: string } | null;
-  children: Array<{ uuid: string; title: string; status: IdeaStatus; derivedStatus: DerivedStatus }>;
-  proposals: Array<{ uuid: string; title: string; status: string }>;
-  reports: Array<{ uuid: string; title: string; proposalUuid: string; createdAt: string }>;
-  references: ReferenceRecord[];
-}
+/** The record shapes of ideas, defined once by their response DTOs (dto/idea-record.dto.ts). */
+export type Assignee = AssigneeDto;
+export type IdeaSummary = IdeaSummaryDto;
+export type IdeaRecord = IdeaRecordDto;
 
 export const iso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
 export const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
+import { ElaborationStateDto } from './dto/elaboration-record.dto.js';
+import { IdeaPageDto, IdeaRecordDto } from './dto/idea-record.dto.js';
 import { AnswerElaborationArgsDto, SkipElaborationArgsDto, StartElaborationArgsDto } from './dto/elaboration.dto.js';
 import { AvailableIdeasArgsDto, CreateIdeaArgsDto, EditIdeaArgsDto, IdeaRefDto, ListIdeasArgsDto, MoveIdeaArgsDto } from './dto/idea.dto.js';
 import { ElaborationService } from './elaboration.service.js';
@@ -19,7 +21,7 @@ export class IdeaTools {
     hint: 'R',
     description: "Lists a project's ideas, optionally by status. Open one with svc_get_idea.",
     input: ListIdeasArgsDto,
-    output: OUTPUT.ideaList,
+    output: IdeaPageDto,
   })
   listIdeas(args: ListIdeasArgsDto, ctx: ToolContext) {
     return this.ideas.list(ctx.actor, args);
@@ -31,7 +33,7 @@ export class IdeaTools {
     hint: 'R',
     description: 'Returns one idea with its lineage, proposals, reports and references. Claim it with svc_claim_idea while it is open.',
     input: IdeaRefDto,
-    output: OUTPUT.idea,
+    output: IdeaRecordDto,
   })
   getIdea(args: IdeaRefDto, ctx: ToolContext) {
     return this.ideas.get(ctx.actor, args);
@@ -43,7 +45,7 @@ export class IdeaTools {
     hint: 'R',
     description: "Lists a project's open, unassigned ideas. Claim one with svc_claim_idea (open -> elaborating).",
     input: AvailableIdeasArgsDto,
-    output: OUTPUT.ideaList,
+    output: IdeaPageDto,
   })
   availableIdeas(args: AvailableIdeasArgsDto, ctx: ToolContext) {
     return this.ideas.listAvailable(ctx.actor, args);
@@ -55,7 +57,7 @@ export class IdeaTools {
     hint: 'R',
     description: "Returns an idea's elaboration rounds with questions and answers. Answer open questions with svc_answer_elaboration.",
     input: IdeaRefDto,
-    output: OUTPUT.elaboration,
+    output: ElaborationStateDto,
   })
   getElaboration(args: IdeaRefDto, ctx: ToolContext) {
     return this.elaboration.getState(ctx.actor, args);

@@ -1,27 +1,10 @@
 import { effectivePermissions } from '../../shared/auth/permissions.js';
+import type { AgentRecordDto, ApiKeyRecordDto } from './dto/agent-record.dto.js';
 import type { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entity.js';
 
-export interface AgentRecord {
-  uuid: string;
-  name: string;
-  preset: AgentEntity['preset'];
-  permissions: string[];
-  effectivePermissions: string[];
-  owner: { uuid: string; name: string; email: string };
-  lastActiveAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ApiKeyRecord {
-  uuid: string;
-  name: string | null;
-  keyPrefix: string;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
+/** An agent and an API key as the agent routes answer them, defined once by their response DTOs. */
+export type AgentRecord = AgentRecordDto;
+export type ApiKeyRecord = ApiKeyRecordDto;
 
 export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 

@@ -9,6 +9,8 @@ import { originAllowed } from '../../shared/http/origin.js';
 import { AuthService } from './auth.service.js';
 import { LoginDto } from './dto/login.dto.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { ApiEnvelope } from '../../shared/http/api-docs.js';
+import { SignedInDto } from './dto/agent-record.dto.js';
 
 @ApiController('api/auth')
 export class AuthController {
@@ -18,6 +20,7 @@ export class AuthController {
   ) {}
 
   @Post('login')
+  @ApiEnvelope(SignedInDto)
   @Public()
   @HttpCode(200)
   async login(@Body() body: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
@@ -28,6 +31,7 @@ export class AuthController {
   }
 
   @Post('logout')
+  @ApiEnvelope(null)
   @Public()
   @HttpCode(200)
   async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
@@ -39,6 +43,7 @@ export class AuthController {
   }
 
   @Get('me')
+  @ApiEnvelope(SignedInDto)
   me(@CurrentAuth() auth: AuthContext) {
     return { user: auth.user, company: { uuid: auth.actor.companyUuid, name: auth.companyName } };
   }

@@ -9,6 +9,8 @@ import { PREFERENCE_FIELDS } from './domain/notification.rules.js';
 import { NotificationService } from './notification.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
 import { abortOnClose } from '../../shared/http/client-gone.js';
+import { ApiEnvelope } from '../../shared/http/api-docs.js';
+import { CountDto, NotificationListDto, NotificationPreferencesDto, NotificationRecordDto } from './dto/notification-record.dto.js';
 
 /**
  * Conditional GET, answered by hand: the tag is compared before any row is read, and a match ends the response as
@@ -69,7 +71,7 @@ export class NotificationController {
   @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'Keyset paging: empty for the first page, then the previous nextCursor' })
   @ApiQuery({ name: 'after', required: false, schema: { type: 'string' }, description: 'A delta: the records changed after this stream position (filters and paging ignored)' })
   @ApiQuery({ name: 'waitSeconds', required: false, schema: { type: 'integer', minimum: 1, maximum: 30 }, description: 'With after: wait up to this long for a change' })
-  @ApiResponse({ status: 200, description: 'Envelope `{success: true, data}`: a page, or with `after` a delta', headers: { ...CACHE_HEADERS, ...POLL_HEADER } })
+  @ApiEnvelope(NotificationListDto, { description: 'Envelope `{success: true, data}`: a page, or with `after` a delta', headers: { ...CACHE_HEADERS, ...POLL_HEADER } })
   @ApiResponse({ status: 304, description: 'Not modified (If-None-Match matched; not for deltas)', headers: CACHE_HEADERS })
   async list(@CurrentActor() actor: Actor, @Query() query: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     const parsed = parseInboxQuery(query);
@@ -88,7 +90,7 @@ export class NotificationController {
   }
 
   @Get('unread-count')
-  @ApiResponse({ status: 200, description: 'Envelope `{success: true, data: {count}}`', headers: CACHE_HEADERS })
+  @ApiEnvelope(CountDto, { description: 'Envelope `{success: true, data: {count}}`', headers: CACHE_HEADERS })
   @ApiResponse({ status: 304, description: 'Not modified (If-None-Match matched)', headers: CACHE_HEADERS })
   async unreadCount(@CurrentActor() actor: Actor, @Req() req: Request, @Res() res: Response): Promise<void> {
     const { count, tag, position } = await this.notifications.unreadCountTagged(actor);
@@ -97,6 +99,7 @@ export class NotificationController {
 
   @Post('read-all')
   @HttpCode(200)
+  @ApiEnvelope(CountDto)
   @ApiBody({
     required: false,
     schema: {
@@ -112,11 +115,13 @@ export class NotificationController {
   }
 
   @Get('preferences')
+  @ApiEnvelope(NotificationPreferencesDto)
   preferences(@CurrentActor() actor: Actor) {
     return this.notifications.getPreferences(actor);
   }
 
   @Put('preferences')
+  @ApiEnvelope(NotificationPreferencesDto)
   @ApiBody({
     schema: { type: 'object', additionalProperties: false, properties: Object.fromEntries(PREFERENCE_FIELDS.map((f) => [f, { type: 'boolean' }])) },
     description: 'Any subset of the preference flags; unknown fields or non-boolean values are refused',
@@ -126,21 +131,25 @@ export class NotificationController {
   }
 
   @Patch(':uuid/read')
+  @ApiEnvelope(NotificationRecordDto)
   read(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string) {
     return this.notifications.read(actor, uuid);
   }
 
   @Patch(':uuid/archive')
+  @ApiEnvelope(NotificationRecordDto)
   archive(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string) {
     return this.notifications.archive(actor, uuid);
   }
 
   @Patch(':uuid/unarchive')
+  @ApiEnvelope(NotificationRecordDto)
   unarchive(@CurrentActor() actor: Actor, @Param('uuid', new UuidParamPipe('Notification')) uuid: string) {
     return this.notifications.unarchive(actor, uuid);
   }
 
   @Patch(':uuid/snooze')
+  @ApiEnvelope(NotificationRecordDto)
   @ApiBody({
     schema: { type: 'object', required: ['until'], properties: { until: { type: 'string', format: 'date-time', description: 'At least 3 minutes ahead' } } },
   })

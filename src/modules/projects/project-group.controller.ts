@@ -9,6 +9,7 @@ import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { CreateProjectGroupDto, UpdateProjectGroupDto } from './dto/project.dto.js';
 import { ProjectGroupService } from './project-group.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { GroupDashboardDto, GroupDeletedDto, GroupPageDto, GroupRecordDto } from './dto/project-record.dto.js';
 
 const groupUuid = new UuidParamPipe('Project group');
 
@@ -20,40 +21,40 @@ export class ProjectGroupController {
   constructor(private readonly groups: ProjectGroupService) {}
 
   @Get()
-  @ApiRoute({ summary: 'List project groups, oldest first, with the count of ungrouped projects', errors: ['VALIDATION_ERROR'] })
+  @ApiRoute({ answer: GroupPageDto, summary: 'List project groups, oldest first, with the count of ungrouped projects', errors: ['VALIDATION_ERROR'] })
   list(@CurrentActor() actor: Actor, @Query() query: PagingQueryDto) {
     return this.groups.list(actor, restPaging(query));
   }
 
   @Post()
-  @ApiRoute({ created: true, summary: 'Create an empty project group', errors: ['VALIDATION_ERROR'] })
+  @ApiRoute({ answer: GroupRecordDto, created: true, summary: 'Create an empty project group', errors: ['VALIDATION_ERROR'] })
   create(@CurrentActor() actor: Actor, @Body() body: CreateProjectGroupDto) {
     return this.groups.create(actor, body);
   }
 
   @Get(':uuid')
-  @ApiRoute({ summary: 'Get a project group with its projects', errors: ['NOT_FOUND'] })
+  @ApiRoute({ answer: GroupRecordDto, summary: 'Get a project group with its projects', errors: ['NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid' })
   get(@CurrentActor() actor: Actor, @Param('uuid', groupUuid) uuid: string) {
     return this.groups.get(actor, { groupUuid: uuid });
   }
 
   @Patch(':uuid')
-  @ApiRoute({ summary: 'Rename or describe a project group', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  @ApiRoute({ answer: GroupRecordDto, summary: 'Rename or describe a project group', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid' })
   update(@CurrentActor() actor: Actor, @Param('uuid', groupUuid) uuid: string, @Body() body: UpdateProjectGroupDto) {
     return this.groups.update(actor, { ...body, groupUuid: uuid });
   }
 
   @Delete(':uuid')
-  @ApiRoute({ summary: 'Delete a project group; its projects become ungrouped', errors: ['NOT_FOUND'] })
+  @ApiRoute({ answer: GroupDeletedDto, summary: 'Delete a project group; its projects become ungrouped', errors: ['NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid' })
   delete(@CurrentActor() actor: Actor, @Param('uuid', groupUuid) uuid: string) {
     return this.groups.delete(actor, { groupUuid: uuid });
   }
 
   @Get(':uuid/dashboard')
-  @ApiRoute({ summary: "A group's completion, open ideas, active proposals and latest activity", errors: ['NOT_FOUND'] })
+  @ApiRoute({ answer: GroupDashboardDto, summary: "A group's completion, open ideas, active proposals and latest activity", errors: ['NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid' })
   dashboard(@CurrentActor() actor: Actor, @Param('uuid', groupUuid) uuid: string) {
     return this.groups.dashboard(actor, { groupUuid: uuid });

@@ -9,6 +9,8 @@ import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { CreateProjectDto, UpdateProjectDto } from './dto/project.dto.js';
 import { ProjectService } from './project.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { ProjectPageDto, ProjectRecordDto } from './dto/project-record.dto.js';
+import { DeletedDto } from '../../shared/validation/response-fields.js';
 
 const projectUuid = new UuidParamPipe('Project');
 
@@ -20,33 +22,33 @@ export class ProjectController {
   constructor(private readonly projects: ProjectService) {}
 
   @Get()
-  @ApiRoute({ summary: 'List projects with entity counts, most recently updated first', errors: ['VALIDATION_ERROR'] })
+  @ApiRoute({ answer: ProjectPageDto, summary: 'List projects with entity counts, most recently updated first', errors: ['VALIDATION_ERROR'] })
   list(@CurrentActor() actor: Actor, @Query() query: PagingQueryDto) {
     return this.projects.list(actor, restPaging(query));
   }
 
   @Post()
-  @ApiRoute({ created: true, summary: 'Create a project, optionally inside a group', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  @ApiRoute({ answer: ProjectRecordDto, created: true, summary: 'Create a project, optionally inside a group', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
   create(@CurrentActor() actor: Actor, @Body() body: CreateProjectDto) {
     return this.projects.create(actor, body);
   }
 
   @Get(':uuid')
-  @ApiRoute({ summary: 'Get a project with its group and task status counts', errors: ['NOT_FOUND'] })
+  @ApiRoute({ answer: ProjectRecordDto, summary: 'Get a project with its group and task status counts', errors: ['NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid' })
   get(@CurrentActor() actor: Actor, @Param('uuid', projectUuid) uuid: string) {
     return this.projects.get(actor, { projectUuid: uuid });
   }
 
   @Patch(':uuid')
-  @ApiRoute({ summary: 'Rename, describe or move a project to a group (groupUuid null ungroups it)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  @ApiRoute({ answer: ProjectRecordDto, summary: 'Rename, describe or move a project to a group (groupUuid null ungroups it)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid' })
   update(@CurrentActor() actor: Actor, @Param('uuid', projectUuid) uuid: string, @Body() body: UpdateProjectDto) {
     return this.projects.update(actor, { ...body, projectUuid: uuid });
   }
 
   @Delete(':uuid')
-  @ApiRoute({ summary: 'Delete an empty project', errors: ['NOT_FOUND', 'CONFLICT'] })
+  @ApiRoute({ answer: DeletedDto, summary: 'Delete an empty project', errors: ['NOT_FOUND', 'CONFLICT'] })
   @ApiParam({ name: 'uuid', format: 'uuid' })
   delete(@CurrentActor() actor: Actor, @Param('uuid', projectUuid) uuid: string) {
     return this.projects.delete(actor, { projectUuid: uuid });

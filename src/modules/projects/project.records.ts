@@ -1,55 +1,19 @@
-import type { ActivityRecord } from '../collaboration/index.js';
-import type { TaskStatus } from '../tasks/index.js';
+import type {
+  GroupDashboardDto,
+  GroupRecordDto,
+  GroupSummaryDto,
+  ProjectCountsDto,
+  ProjectRecordDto,
+  ProjectSummaryDto,
+} from './dto/project-record.dto.js';
 
-/** Record shapes of tools.md §5.9 for projects and groups. */
-export interface ProjectCounts {
-  ideas: number;
-  proposals: number;
-  documents: number;
-  tasks: number;
-}
-
-export interface ProjectSummary {
-  uuid: string;
-  name: string;
-  description: string;
-  groupUuid: string | null;
-  counts: ProjectCounts;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ProjectRecord extends ProjectSummary {
-  group: { uuid: string; name: string } | null;
-  taskStatusCounts: Record<TaskStatus, number>;
-}
-
-export interface GroupSummary {
-  uuid: string;
-  name: string;
-  description: string;
-  projectCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface GroupRecord extends GroupSummary {
-  projects: Array<{ uuid: string; name: string; description: string }>;
-}
-
-export interface GroupDashboard {
-  group: GroupSummary;
-  stats: {
-    projectCount: number;
-    totalTasks: number;
-    completedTasks: number;
-    completionRate: number;
-    openIdeas: number;
-    activeProposals: number;
-  };
-  projects: Array<{ uuid: string; name: string; taskCount: number; completionRate: number }>;
-  recentActivity: ActivityRecord[];
-}
+/** The record shapes of projects and groups, defined once by their response DTOs (dto/project-record.dto.ts). */
+export type ProjectCounts = ProjectCountsDto;
+export type ProjectSummary = ProjectSummaryDto;
+export type ProjectRecord = ProjectRecordDto;
+export type GroupSummary = GroupSummaryDto;
+export type GroupRecord = GroupRecordDto;
+export type GroupDashboard = GroupDashboardDto;
 
 export const iso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
 export const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));

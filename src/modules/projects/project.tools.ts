@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PagingArgsDto } from '../../shared/validation/paging-args.dto.js';
-import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
+import { GroupDashboardDto, GroupPageDto, GroupRecordDto, ProjectPageDto, ProjectRecordDto } from './dto/project-record.dto.js';
 import { CreateProjectDto, CreateProjectGroupDto, GroupRefDto, MoveProjectArgsDto, ProjectRefDto, UpdateProjectGroupArgsDto } from './dto/project.dto.js';
 import { ProjectGroupService } from './project-group.service.js';
 import { ProjectService } from './project.service.js';
@@ -19,7 +20,7 @@ export class ProjectTools {
     hint: 'R',
     description: "Lists the company's projects with entity counts. Open one with svc_get_project.",
     input: PagingArgsDto,
-    output: OUTPUT.projectList,
+    output: ProjectPageDto,
   })
   listProjects(args: PagingArgsDto, ctx: ToolContext) {
     return this.projects.list(ctx.actor, args);
@@ -31,7 +32,7 @@ export class ProjectTools {
     hint: 'R',
     description: 'Returns one project with its group and entity counts. List its work with svc_get_ideas, svc_get_proposals or svc_list_tasks.',
     input: ProjectRefDto,
-    output: OUTPUT.project,
+    output: ProjectRecordDto,
   })
   getProject(args: ProjectRefDto, ctx: ToolContext) {
     return this.projects.get(ctx.actor, args);
@@ -43,7 +44,7 @@ export class ProjectTools {
     hint: 'R',
     description: 'Lists project groups with project counts and the number of ungrouped projects. Open one with svc_get_project_group.',
     input: PagingArgsDto,
-    output: OUTPUT.groupList,
+    output: GroupPageDto,
   })
   listGroups(args: PagingArgsDto, ctx: ToolContext) {
     return this.groups.list(ctx.actor, args);
@@ -55,7 +56,7 @@ export class ProjectTools {
     hint: 'R',
     description: 'Returns one project group with its projects. See its progress with svc_get_group_dashboard.',
     input: GroupRefDto,
-    output: OUTPUT.group,
+    output: GroupRecordDto,
   })
   getGroup(args: GroupRefDto, ctx: ToolContext) {
     return this.groups.get(ctx.actor, args);
@@ -67,7 +68,7 @@ export class ProjectTools {
     hint: 'R',
     description: "Returns a group's task completion, open ideas, active proposals and recent activity. Open a project with svc_get_project.",
     input: GroupRefDto,
-    output: OUTPUT.groupDashboard,
+    output: GroupDashboardDto,
   })
   groupDashboard(args: GroupRefDto, ctx: ToolContext) {
     return this.groups.dashboard(ctx.actor, args);

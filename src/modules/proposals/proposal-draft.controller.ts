@@ -8,6 +8,7 @@ import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { DocumentDraftDto, TaskDraftDto, UpdateDocumentDraftDto, UpdateTaskDraftDto } from './dto/proposal-draft.dto.js';
 import { ProposalService } from './proposal.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { DraftAddedDto, ProposalRecordDto } from './dto/proposal-record.dto.js';
 
 const PROPOSAL = new UuidParamPipe('Proposal');
 const DRAFT_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'];
@@ -25,13 +26,13 @@ export class ProposalDraftController {
   constructor(private readonly proposals: ProposalService) {}
 
   @Post('document-drafts')
-  @ApiRoute({ summary: 'Add a document draft (at most 20)', errors: DRAFT_ERRORS, created: true })
+  @ApiRoute({ answer: DraftAddedDto, summary: 'Add a document draft (at most 20)', errors: DRAFT_ERRORS, created: true })
   addDocumentDraft(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Body() body: DocumentDraftDto) {
     return this.proposals.addDocumentDraft(actor, { ...body, proposalUuid });
   }
 
   @Patch('document-drafts/:draftUuid')
-  @ApiRoute({ summary: 'Update a document draft', errors: DRAFT_ERRORS })
+  @ApiRoute({ answer: ProposalRecordDto, summary: 'Update a document draft', errors: DRAFT_ERRORS })
   @ApiParam({ name: 'draftUuid', format: 'uuid', description: `Document draft ${DRAFT_PARAM}` })
   updateDocumentDraft(
     @CurrentActor() actor: Actor,
@@ -43,20 +44,20 @@ export class ProposalDraftController {
   }
 
   @Delete('document-drafts/:draftUuid')
-  @ApiRoute({ summary: 'Remove a document draft; an absent draft leaves the proposal unchanged', errors: ['NOT_FOUND', 'INVALID_STATE'] })
+  @ApiRoute({ answer: ProposalRecordDto, summary: 'Remove a document draft; an absent draft leaves the proposal unchanged', errors: ['NOT_FOUND', 'INVALID_STATE'] })
   @ApiParam({ name: 'draftUuid', format: 'uuid', description: `Document draft ${DRAFT_PARAM}` })
   removeDocumentDraft(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Param('draftUuid', new UuidParamPipe('Document draft')) draftUuid: string) {
     return this.proposals.removeDocumentDraft(actor, { proposalUuid, draftUuid });
   }
 
   @Post('task-drafts')
-  @ApiRoute({ summary: 'Add a task draft (at most 100)', errors: DRAFT_ERRORS, created: true })
+  @ApiRoute({ answer: DraftAddedDto, summary: 'Add a task draft (at most 100)', errors: DRAFT_ERRORS, created: true })
   addTaskDraft(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Body() body: TaskDraftDto) {
     return this.proposals.addTaskDraft(actor, { ...body, proposalUuid });
   }
 
   @Patch('task-drafts/:draftUuid')
-  @ApiRoute({ summary: 'Update a task draft; criteria and dependencies given replace the old ones', errors: DRAFT_ERRORS })
+  @ApiRoute({ answer: ProposalRecordDto, summary: 'Update a task draft; criteria and dependencies given replace the old ones', errors: DRAFT_ERRORS })
   @ApiParam({ name: 'draftUuid', format: 'uuid', description: `Task draft ${DRAFT_PARAM}` })
   updateTaskDraft(
     @CurrentActor() actor: Actor,
@@ -69,6 +70,7 @@ export class ProposalDraftController {
 
   @Delete('task-drafts/:draftUuid')
   @ApiRoute({
+    answer: ProposalRecordDto,
     summary: "Remove a task draft and drop it from its siblings' dependencies; an absent draft leaves the proposal unchanged",
     errors: ['NOT_FOUND', 'INVALID_STATE'],
   })

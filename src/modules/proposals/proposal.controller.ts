@@ -10,6 +10,8 @@ import { ProposalApprovalService } from './proposal-approval.service.js';
 import { ProposalRevocationService } from './proposal-revocation.service.js';
 import { ProposalService } from './proposal.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { ApprovalResultDto, CreatedProposalDto, ProposalPageDto, ProposalRecordDto, ProposalValidationDto, RevocationResultDto } from './dto/proposal-record.dto.js';
+import { DeletedDto } from '../../shared/validation/response-fields.js';
 
 const PROJECT = new UuidParamPipe('Project');
 const PROPOSAL = new UuidParamPipe('Proposal');
@@ -30,6 +32,7 @@ export class ProposalController {
 
   @Get('projects/:uuid/proposals')
   @ApiRoute({
+    answer: ProposalPageDto,
     summary: 'List the proposals of a project, newest first (svc_get_proposals)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
   })
@@ -40,6 +43,7 @@ export class ProposalController {
 
   @Post('projects/:uuid/proposals')
   @ApiRoute({
+    answer: CreatedProposalDto,
     summary: 'Create a draft proposal over ideas assigned to you or documents of the project (svc_pm_create_proposal)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN'],
     created: true,
@@ -50,14 +54,14 @@ export class ProposalController {
   }
 
   @Get('proposals/:uuid')
-  @ApiRoute({ summary: 'Get a proposal with the chosen section (svc_get_proposal)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  @ApiRoute({ answer: ProposalRecordDto, summary: 'Get a proposal with the chosen section (svc_get_proposal)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Proposal' })
   get(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Query() q: GetProposalQuery) {
     return this.proposals.get(actor, { proposalUuid, section: q.section });
   }
 
   @Patch('proposals/:uuid')
-  @ApiRoute({ summary: 'Edit the title or description of a draft proposal', errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] })
+  @ApiRoute({ answer: ProposalRecordDto, summary: 'Edit the title or description of a draft proposal', errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Proposal' })
   edit(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Body() body: EditProposalDto) {
     return this.proposals.edit(actor, { ...body, proposalUuid });
@@ -65,6 +69,7 @@ export class ProposalController {
 
   @Delete('proposals/:uuid')
   @ApiRoute({
+    answer: DeletedDto,
     summary: 'Delete a draft or closed proposal; its tasks and documents stay, unlinked',
     errors: ['NOT_FOUND', 'INVALID_STATE'],
   })
@@ -74,7 +79,7 @@ export class ProposalController {
   }
 
   @Get('proposals/:uuid/validation')
-  @ApiRoute({ summary: 'Run the submit-time checks without submitting (svc_pm_validate_proposal)', errors: ['NOT_FOUND'] })
+  @ApiRoute({ answer: ProposalValidationDto, summary: 'Run the submit-time checks without submitting (svc_pm_validate_proposal)', errors: ['NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Proposal' })
   validate(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string) {
     return this.proposals.validate(actor, { proposalUuid });
@@ -82,7 +87,7 @@ export class ProposalController {
 
   @Post('proposals/:uuid/submit')
   @HttpCode(200)
-  @ApiRoute({ summary: 'Submit a valid draft for review (draft -> pending)', errors: ['NOT_FOUND', 'INVALID_STATE', 'PROPOSAL_INVALID'] })
+  @ApiRoute({ answer: ProposalRecordDto, summary: 'Submit a valid draft for review (draft -> pending)', errors: ['NOT_FOUND', 'INVALID_STATE', 'PROPOSAL_INVALID'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Proposal' })
   submit(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string) {
     return this.proposals.submit(actor, { proposalUuid });
@@ -91,6 +96,7 @@ export class ProposalController {
   @Post('proposals/:uuid/approve')
   @HttpCode(200)
   @ApiRoute({
+    answer: ApprovalResultDto,
     summary: 'Approve and materialise every draft as a document or task (pending -> approved)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'],
   })
@@ -102,6 +108,7 @@ export class ProposalController {
   @Post('proposals/:uuid/reject')
   @HttpCode(200)
   @ApiRoute({
+    answer: ProposalRecordDto,
     summary: 'Send a pending proposal back to its author with a note (pending -> draft)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
   })
@@ -112,7 +119,7 @@ export class ProposalController {
 
   @Post('proposals/:uuid/close')
   @HttpCode(200)
-  @ApiRoute({ summary: 'Close a pending proposal for good, with a note (pending -> closed)', errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] })
+  @ApiRoute({ answer: ProposalRecordDto, summary: 'Close a pending proposal for good, with a note (pending -> closed)', errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Proposal' })
   close(@CurrentActor() actor: Actor, @Param('uuid', PROPOSAL) proposalUuid: string, @Body() body: RequiredReviewDto) {
     return this.proposals.close(actor, { proposalUuid, reviewNote: body.reviewNote });
@@ -121,6 +128,7 @@ export class ProposalController {
   @Post('proposals/:uuid/revoke')
   @HttpCode(200)
   @ApiRoute({
+    answer: RevocationResultDto,
     summary: "Revoke an approval: close the proposal's tasks and delete its documents (approved -> draft)",
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
   })

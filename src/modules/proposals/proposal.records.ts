@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import { PersonResolver, type Person, type PersonRef } from '../../shared/database/person.js';
-import { listForTarget, type ReferenceRecord } from '../collaboration/index.js';
+import { PersonResolver, type PersonRef } from '../../shared/database/person.js';
+import { listForTarget } from '../collaboration/index.js';
+import type { ProposalRecordDto, ProposalSummaryDto } from './dto/proposal-record.dto.js';
 import type { DocumentDraft, ProposalEntity, TaskDraft } from './proposal.entity.js';
 import { charLength } from '../../shared/validation/text-rules.js';
 
@@ -8,40 +9,9 @@ import { charLength } from '../../shared/validation/text-rules.js';
 export type ProposalSection = 'basic' | 'documents' | 'tasks' | 'full';
 export const PROPOSAL_SECTIONS: readonly ProposalSection[] = ['basic', 'documents', 'tasks', 'full'];
 
-export interface ProposalSummary {
-  uuid: string;
-  projectUuid: string;
-  title: string;
-  status: string;
-  inputType: string;
-  inputUuids: string[];
-  documentDraftCount: number;
-  taskDraftCount: number;
-  createdBy: Person | null;
-  reviewedBy: Person | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ProposalRecord extends ProposalSummary {
-  description: string;
-  submittedAt: string | null;
-  reviewNote: string | null;
-  reviewedAt: string | null;
-  references: ReferenceRecord[];
-  section: ProposalSection;
-  documentDraftIndex?: Array<{ uuid: string; type: string; title: string; contentLength: number }>;
-  taskDraftIndex?: Array<{
-    uuid: string;
-    title: string;
-    priority: string | null;
-    storyPoints: number | null;
-    acceptanceCriteriaCount: number;
-    dependsOnDraftUuids: string[];
-  }>;
-  documentDrafts?: DocumentDraft[];
-  taskDrafts?: TaskDraft[];
-}
+/** The record shapes of proposals, defined once by their response DTOs. */
+export type ProposalSummary = ProposalSummaryDto;
+export type ProposalRecord = ProposalRecordDto;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
+import { ProposalPageDto, ProposalRecordDto, ProposalValidationDto } from './dto/proposal-record.dto.js';
 import {
   DocumentDraftArgsDto,
   DraftArgsDto,
@@ -34,7 +35,7 @@ export class ProposalTools {
     hint: 'R',
     description: "Lists a project's proposals, optionally by status. Open one with svc_get_proposal.",
     input: ListProposalsArgsDto,
-    output: OUTPUT.proposalList,
+    output: ProposalPageDto,
   })
   getProposals(args: ListProposalsArgsDto, ctx: ToolContext) {
     return this.proposals.list(ctx.actor, args);
@@ -47,7 +48,7 @@ export class ProposalTools {
     description:
       'Returns one proposal; section chooses draft indexes (basic), documents, tasks or full. Check it with svc_pm_validate_proposal before svc_pm_submit_proposal.',
     input: GetProposalArgsDto,
-    output: OUTPUT.proposal,
+    output: ProposalRecordDto,
   })
   getProposal(args: GetProposalArgsDto, ctx: ToolContext) {
     return this.proposals.get(ctx.actor, args);
@@ -73,7 +74,7 @@ export class ProposalTools {
     hint: 'R',
     description: 'Checks a proposal against the submission rules and lists errors, warnings and infos. Fix the errors, then call svc_pm_submit_proposal.',
     input: ProposalRefDto,
-    output: OUTPUT.proposalValidation,
+    output: ProposalValidationDto,
   })
   validateProposal(args: ProposalRefDto, ctx: ToolContext) {
     return this.proposals.validate(ctx.actor, args);

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Controller, Inject, Query, Req, Sse, UseGuards, type MessageEvent } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Logger } from 'pino';
 import type { Observable } from 'rxjs';
@@ -32,6 +33,7 @@ export class RealtimeController {
   ) {}
 
   @Sse('', { maxPendingDataLength: MAX_UNSENT_BYTES })
+  @ApiOkResponse({ description: 'The frames of docs/sse.md', content: { 'text/event-stream': { schema: { type: 'string' } } } })
   changes(
     @CurrentAuth() auth: AuthContext,
     @Query('projectUuid', ProjectFilterPipe) project: string | null,
@@ -43,6 +45,7 @@ export class RealtimeController {
   }
 
   @Sse('notifications', { maxPendingDataLength: MAX_UNSENT_BYTES })
+  @ApiOkResponse({ description: 'The frames of docs/sse.md', content: { 'text/event-stream': { schema: { type: 'string' } } } })
   notifications(@CurrentAuth() auth: AuthContext, @StreamQuery() options: StreamOptions, @Req() req: Request): Observable<MessageEvent> {
     const res = req.res as ServerResponse;
     return this.streams.notifications(auth.actor.type, auth.actor.uuid, streamRequest(auth, options, res)).pipe(this.flow('notifications', res));

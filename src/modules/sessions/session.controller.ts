@@ -7,6 +7,7 @@ import { restPaging } from '../../shared/validation/rest-paging.js';
 import { ListSessionsQueryDto } from './dto/session.dto.js';
 import { SessionService } from './session.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { SessionPageDto } from './dto/session-record.dto.js';
 
 /** platform.md §9: the web's read-only view of the company's agent sessions (agents manage them through tools). */
 @ApiTags('sessions')
@@ -16,7 +17,7 @@ export class SessionController {
   constructor(private readonly sessions: SessionService) {}
 
   @Get()
-  @ApiRoute({ summary: "List the company's agent sessions, newest first, with their open check-ins", errors: ['VALIDATION_ERROR'] })
+  @ApiRoute({ answer: SessionPageDto, summary: "List the company's agent sessions, newest first, with their open check-ins", errors: ['VALIDATION_ERROR'] })
   list(@CurrentActor() actor: Actor, @Query() query: ListSessionsQueryDto) {
     return this.sessions.listForCompany(actor, { agentUuid: query.agentUuid, status: query.status, ...restPaging(query) });
   }

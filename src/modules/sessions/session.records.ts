@@ -1,19 +1,9 @@
 import type { EntityManager } from 'typeorm';
+import type { SessionRecordDto } from './dto/session-record.dto.js';
 import type { AgentSessionEntity } from './session.entity.js';
 
-/** tools.md §5.9 SessionRecord: the session with its open check-ins. */
-export interface SessionRecord {
-  uuid: string;
-  agentUuid: string;
-  name: string;
-  description: string;
-  status: 'active' | 'closed';
-  lastActiveAt: string;
-  closedAt: string | null;
-  checkins: Array<{ taskUuid: string; taskTitle: string; checkinAt: string }>;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A session with its open check-ins, defined once by its response DTO (dto/session-record.dto.ts). */
+export type SessionRecord = SessionRecordDto;
 
 export async function toSessionRecords(em: EntityManager, sessions: AgentSessionEntity[]): Promise<SessionRecord[]> {
   if (!sessions.length) return [];

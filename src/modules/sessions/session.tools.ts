@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
+import { SessionPageDto, SessionRecordDto } from './dto/session-record.dto.js';
 import { CreateSessionDto, ListSessionsArgsDto, SessionRefDto, SessionTaskDto } from './dto/session.dto.js';
 import { SessionService } from './session.service.js';
 
@@ -80,7 +81,7 @@ export class SessionTools {
     hint: 'R',
     description: "Lists your agent's sessions, optionally by status. Open one with svc_get_session.",
     input: ListSessionsArgsDto,
-    output: OUTPUT.sessionList,
+    output: SessionPageDto,
   })
   listSessions(args: ListSessionsArgsDto, ctx: ToolContext) {
     return this.sessions.list(ctx.actor, args);
@@ -92,7 +93,7 @@ export class SessionTools {
     hint: 'R',
     description: 'Returns one of your sessions with its open check-ins. Keep it active with svc_session_heartbeat.',
     input: SessionRefDto,
-    output: OUTPUT.session,
+    output: SessionRecordDto,
   })
   getSession(args: SessionRefDto, ctx: ToolContext) {
     return this.sessions.get(ctx.actor, args);

@@ -7,6 +7,7 @@ import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { AssignTaskDto, CloseTaskDto, MarkCriteriaDto, ReopenTaskDto, SelfCheckDto, SubmitTaskDto, WorkReportDto } from './dto/task-action.dto.js';
 import { TaskService } from './task.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { TaskRecordDto, TaskRecordWithHintsDto, WorkReportResultDto } from './dto/task-record.dto.js';
 
 const TASK = new UuidParamPipe('Task');
 
@@ -25,6 +26,7 @@ export class TaskActionController {
   @Post('claim')
   @HttpCode(200)
   @ApiRoute({
+    answer: TaskRecordWithHintsDto,
     summary: 'Claim an open task; claiming a task you already hold changes nothing (open -> assigned)',
     errors: ['NOT_FOUND', 'INVALID_STATE'],
   })
@@ -34,7 +36,7 @@ export class TaskActionController {
 
   @Post('release')
   @HttpCode(200)
-  @ApiRoute({ summary: 'Release a task you hold (assigned -> open)', errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'] })
+  @ApiRoute({ answer: TaskRecordDto, summary: 'Release a task you hold (assigned -> open)', errors: ['NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'] })
   release(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string) {
     return this.tasks.release(actor, { taskUuid });
   }
@@ -42,6 +44,7 @@ export class TaskActionController {
   @Post('submit')
   @HttpCode(200)
   @ApiRoute({
+    answer: TaskRecordDto,
     summary: 'Submit your task for verification (in_progress -> to_verify)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
   })
@@ -52,6 +55,7 @@ export class TaskActionController {
   @Post('verify')
   @HttpCode(200)
   @ApiRoute({
+    answer: TaskRecordDto,
     summary: 'Verify a task whose required criteria all passed (to_verify -> done)',
     errors: ['NOT_FOUND', 'INVALID_STATE', 'CRITERIA_NOT_PASSED'],
   })
@@ -62,6 +66,7 @@ export class TaskActionController {
   @Post('reopen')
   @HttpCode(200)
   @ApiRoute({
+    answer: TaskRecordDto,
     summary: 'Send a task back to work, resetting its marks (to_verify -> in_progress)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE', 'BLOCKED'],
   })
@@ -71,7 +76,7 @@ export class TaskActionController {
 
   @Post('close')
   @HttpCode(200)
-  @ApiRoute({ summary: 'Close a task for good (any -> closed)', errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] })
+  @ApiRoute({ answer: TaskRecordDto, summary: 'Close a task for good (any -> closed)', errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'] })
   close(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string, @Body() body: CloseTaskDto) {
     return this.tasks.close(actor, { taskUuid, reason: body.reason });
   }
@@ -79,6 +84,7 @@ export class TaskActionController {
   @Post('assign')
   @HttpCode(200)
   @ApiRoute({
+    answer: TaskRecordWithHintsDto,
     summary: 'Assign a task to a user or to an agent holding task:write (open|assigned -> assigned)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'],
   })
@@ -89,6 +95,7 @@ export class TaskActionController {
   @Post('criteria/marks')
   @HttpCode(200)
   @ApiRoute({
+    answer: TaskRecordDto,
     summary: 'Mark acceptance criteria passed, failed or pending (svc_mark_acceptance_criteria)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'],
   })
@@ -99,6 +106,7 @@ export class TaskActionController {
   @Post('criteria/self-check')
   @HttpCode(200)
   @ApiRoute({
+    answer: TaskRecordDto,
     summary: "Record the assignee's own pass/fail marks (svc_report_criteria_self_check)",
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE'],
   })
@@ -109,6 +117,7 @@ export class TaskActionController {
   // A work report is stored as a new comment, so this POST creates something: 201.
   @Post('work-reports')
   @ApiRoute({
+    answer: WorkReportResultDto,
     summary: 'Report work on your task as a comment, optionally moving its status (svc_report_work)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE', 'BLOCKED'],
     created: true,

@@ -9,6 +9,8 @@ import { CreateTasksDto, UpdateTaskDto } from './dto/task.dto.js';
 import { ListTasksQuery, TaskFilterQuery } from './dto/task-query.dto.js';
 import { TaskService } from './task.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
+import { CreatedTasksDto, TaskPageDto, TaskRecordDto } from './dto/task-record.dto.js';
+import { DeletedDto } from '../../shared/validation/response-fields.js';
 
 const PROJECT = new UuidParamPipe('Project');
 const TASK = new UuidParamPipe('Task');
@@ -21,7 +23,7 @@ export class TaskController {
   constructor(private readonly tasks: TaskService) {}
 
   @Get('projects/:uuid/tasks')
-  @ApiRoute({ summary: 'List the tasks of a project by priority, newest first (svc_list_tasks)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  @ApiRoute({ answer: TaskPageDto, summary: 'List the tasks of a project by priority, newest first (svc_list_tasks)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Project' })
   list(@CurrentActor() actor: Actor, @Param('uuid', PROJECT) projectUuid: string, @Query() q: ListTasksQuery) {
     return this.tasks.list(actor, { projectUuid, status: q.status, priority: q.priority, proposalUuids: q.proposalUuids, ...restPaging(q) });
@@ -29,6 +31,7 @@ export class TaskController {
 
   @Post('projects/:uuid/tasks')
   @ApiRoute({
+    answer: CreatedTasksDto,
     summary: 'Create 1-50 tasks with criteria and dependencies, all-or-nothing (svc_create_tasks)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'INVALID_STATE'],
     created: true,
@@ -39,7 +42,7 @@ export class TaskController {
   }
 
   @Get('projects/:uuid/tasks/available')
-  @ApiRoute({ summary: 'List the open tasks of a project whose prerequisites are all done or closed (svc_get_available_tasks)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
+  @ApiRoute({ answer: TaskPageDto, summary: 'List the open tasks of a project whose prerequisites are all done or closed (svc_get_available_tasks)', errors: ['VALIDATION_ERROR', 'NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Project' })
   listAvailable(@CurrentActor() actor: Actor, @Param('uuid', PROJECT) projectUuid: string, @Query() q: TaskFilterQuery) {
     return this.tasks.listAvailable(actor, { projectUuid, proposalUuids: q.proposalUuids, ...restPaging(q) });
@@ -47,6 +50,7 @@ export class TaskController {
 
   @Get('projects/:uuid/tasks/unblocked')
   @ApiRoute({
+    answer: TaskPageDto,
     summary: 'List open or assigned tasks whose prerequisites are all done or closed (svc_get_unblocked_tasks)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
   })
@@ -56,7 +60,7 @@ export class TaskController {
   }
 
   @Get('tasks/:uuid')
-  @ApiRoute({ summary: 'Get a task (svc_get_task)', errors: ['NOT_FOUND'] })
+  @ApiRoute({ answer: TaskRecordDto, summary: 'Get a task (svc_get_task)', errors: ['NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Task' })
   get(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string) {
     return this.tasks.get(actor, { taskUuid });
@@ -64,6 +68,7 @@ export class TaskController {
 
   @Patch('tasks/:uuid')
   @ApiRoute({
+    answer: TaskRecordDto,
     summary: 'Edit a task, replace its criteria, change its dependencies or move its status (svc_update_task)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE', 'BLOCKED'],
   })
@@ -73,7 +78,7 @@ export class TaskController {
   }
 
   @Delete('tasks/:uuid')
-  @ApiRoute({ summary: 'Delete a task with its edges, criteria, comments and references (svc_admin_delete_task)', errors: ['NOT_FOUND'] })
+  @ApiRoute({ answer: DeletedDto, summary: 'Delete a task with its edges, criteria, comments and references (svc_admin_delete_task)', errors: ['NOT_FOUND'] })
   @ApiParam({ name: 'uuid', format: 'uuid', description: 'Task' })
   delete(@CurrentActor() actor: Actor, @Param('uuid', TASK) taskUuid: string) {
     return this.tasks.delete(actor, { taskUuid });

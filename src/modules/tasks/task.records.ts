@@ -1,72 +1,19 @@
 import type { ActorType } from '../../shared/auth/actor.js';
-import type { Person, PersonRef, PersonResolver } from '../../shared/database/person.js';
-import type { ReferenceRecord } from '../collaboration/index.js';
-import type { AcceptanceStatus, AcceptanceSummary, TaskStatus } from './domain/task-transition.js';
-import type { AcceptanceCriterionEntity, MarkStatus, Priority, TaskEntity } from './task.entity.js';
+import type { PersonRef, PersonResolver } from '../../shared/database/person.js';
+import type { AssigneeDto } from '../../shared/validation/person.dto.js';
+import type { ActiveSessionDto, CriterionRecordDto, TaskLinkDto, TaskRecordDto, TaskRecordWithHintsDto, TaskSummaryDto } from './dto/task-record.dto.js';
+import type { AcceptanceCriterionEntity, TaskEntity } from './task.entity.js';
 
-/** tools.md §5.9 record shapes of the tasks module. */
-export interface Assignee extends Person {
-  assignedAt: string | null;
-  assignedBy: Person | null;
-}
+/** The record shapes of the tasks module, defined once by their response DTOs (dto/task-record.dto.ts). */
+export type Assignee = AssigneeDto;
+export type TaskSummary = TaskSummaryDto;
+export type CriterionRecord = CriterionRecordDto;
+export type TaskLink = TaskLinkDto;
+export type ActiveSession = ActiveSessionDto;
+export type TaskRecord = TaskRecordDto;
 
-export interface TaskSummary {
-  uuid: string;
-  projectUuid: string;
-  proposalUuid: string | null;
-  title: string;
-  status: TaskStatus;
-  priority: Priority;
-  storyPoints: number | null;
-  assignee: Assignee | null;
-  acceptance: { passed: number; total: number };
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CriterionRecord {
-  uuid: string;
-  description: string;
-  required: boolean;
-  sortOrder: number;
-  devStatus: MarkStatus;
-  devEvidence: string | null;
-  devMarkedBy: Person | null;
-  devMarkedAt: string | null;
-  status: MarkStatus;
-  evidence: string | null;
-  markedBy: Person | null;
-  markedAt: string | null;
-}
-
-export interface TaskLink {
-  uuid: string;
-  title: string;
-  status: TaskStatus;
-}
-
-export interface ActiveSession {
-  sessionUuid: string;
-  sessionName: string;
-  agentUuid: string;
-  checkinAt: string;
-}
-
-export interface TaskRecord extends TaskSummary {
-  description: string;
-  createdBy: Person | null;
-  acceptanceCriteriaItems: CriterionRecord[];
-  acceptanceStatus: AcceptanceStatus;
-  acceptanceSummary: AcceptanceSummary;
-  dependsOn: TaskLink[];
-  dependedBy: TaskLink[];
-  activeSessions: ActiveSession[];
-  commentCount: number;
-  references: ReferenceRecord[];
-}
-
-/** Claim and assign results: the record plus `hints` when there is something to say (tools.md §5.4). */
-export type TaskRecordWithHints = TaskRecord & { hints?: string[] };
+/** Claim and assign results: the record plus `hints` when there is something to say. */
+export type TaskRecordWithHints = TaskRecordWithHintsDto;
 
 /** What a criterion record is made of: the row without its task and bookkeeping columns. */
 export type CriterionFields = Omit<AcceptanceCriterionEntity, 'taskUuid' | 'createdAt' | 'updatedAt'>;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OUTPUT, Tool, type ToolContext } from '../tool-kit/index.js';
+import { Tool, type ToolContext } from '../tool-kit/index.js';
+import { TaskPageDto, TaskRecordDto } from './dto/task-record.dto.js';
 import { SelfCheckArgsDto, SubmitTaskArgsDto, WorkReportArgsDto } from './dto/task-action.dto.js';
 import { ListTasksArgsDto, TaskFilterArgsDto, TaskRefDto } from './dto/task-query.dto.js';
 import { CreateTasksArgsDto, UpdateTaskArgsDto } from './dto/task.dto.js';
@@ -16,7 +17,7 @@ export class TaskTools {
     hint: 'R',
     description: 'Returns one task with criteria, dependencies, active sessions and references. Claim it with svc_claim_task while it is open.',
     input: TaskRefDto,
-    output: OUTPUT.task,
+    output: TaskRecordDto,
   })
   getTask(args: TaskRefDto, ctx: ToolContext) {
     return this.tasks.get(ctx.actor, args);
@@ -28,7 +29,7 @@ export class TaskTools {
     hint: 'R',
     description: "Lists a project's tasks by priority, with optional status, priority and proposal filters. Open one with svc_get_task.",
     input: ListTasksArgsDto,
-    output: OUTPUT.taskList,
+    output: TaskPageDto,
   })
   listTasks(args: ListTasksArgsDto, ctx: ToolContext) {
     return this.tasks.list(ctx.actor, args);
@@ -40,7 +41,7 @@ export class TaskTools {
     hint: 'R',
     description: "Lists a project's open, unassigned tasks whose prerequisites are finished, by priority. Claim one with svc_claim_task (open -> assigned).",
     input: TaskFilterArgsDto,
-    output: OUTPUT.taskList,
+    output: TaskPageDto,
   })
   availableTasks(args: TaskFilterArgsDto, ctx: ToolContext) {
     return this.tasks.listAvailable(ctx.actor, args);
@@ -52,7 +53,7 @@ export class TaskTools {
     hint: 'R',
     description: 'Lists open or assigned tasks whose prerequisites are all done or closed. Claim one with svc_claim_task (open -> assigned).',
     input: TaskFilterArgsDto,
-    output: OUTPUT.taskList,
+    output: TaskPageDto,
   })
   unblockedTasks(args: TaskFilterArgsDto, ctx: ToolContext) {
     return this.tasks.listUnblocked(ctx.actor, args);

@@ -3,7 +3,6 @@
 // It depends on the kernel only, so every domain module imports it without importing the endpoint's credentials.
 export { ToolKitModule } from './tool-kit.module.js';
 export { Tool, type ToolContext, type ToolOptions } from './tool.decorator.js';
-export { OUTPUT } from './output-schemas.js';
 export { ToolRegistry, NO_NARROWING, type ToolNarrowing } from './tool-registry.js';
 export { UnknownToolError } from './tool-errors.js';
 export { isPlainObject } from './tool-arguments.js';

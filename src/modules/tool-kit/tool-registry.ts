@@ -2,6 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner, Reflector } from '@nestjs/core';
 import { ALL_PERMISSIONS, type Permission } from '../../shared/auth/permissions.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
+import { dtoJsonSchema } from '../../shared/validation/dto-schema.js';
 import { TOOL_RANK } from './catalogue.js';
 import { TOOL_ARGUMENTS_PIPE } from './tool-arguments.pipe.js';
 import { UnknownToolError } from './tool-errors.js';
@@ -134,7 +135,7 @@ export class ToolRegistry implements OnModuleInit {
         title: options.title,
         description: options.description,
         inputSchema: TOOL_ARGUMENTS_PIPE.for(options.input).schema as ToolDescriptor['inputSchema'],
-        ...(options.output ? { outputSchema: options.output as ToolDescriptor['outputSchema'] } : {}),
+        ...(options.output ? { outputSchema: dtoJsonSchema(options.output, { answer: true }) as ToolDescriptor['outputSchema'] } : {}),
         annotations: { title: options.title, ...HINTS[options.hint], openWorldHint: false },
       },
     };

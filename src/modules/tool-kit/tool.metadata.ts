@@ -21,10 +21,12 @@ export interface ToolOptions {
    */
   input: new () => object;
   /**
-   * The result's JSON Schema (tools.md §1.1), from output-schemas.ts: published as the tool's `outputSchema`, and a
-   * successful result then carries the same object as `structuredContent`. Every read-only tool has one.
+   * The result's response DTO class (fields from shared/validation/response-fields.ts), the one its REST route
+   * documents too: its shallow JSON Schema (README "Agents and the tool endpoint (MCP)") is built once at boot and published as the tool's
+   * `outputSchema`, and a successful result then carries the same object as `structuredContent`. Every read-only
+   * tool has one.
    */
-  output?: Record<string, unknown>;
+  output?: abstract new () => object;
 }
 
 /** What a tool handler gets besides its parsed arguments: the caller, resolved once per HTTP request. */

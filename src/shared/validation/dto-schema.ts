@@ -36,8 +36,12 @@ const SCALARS = new Map<unknown, string>([
  * Number.MAX_SAFE_INTEGER` (no real bound) nor the default long-text limit of domain.md §1 (`maxLength` 100,000 of
  * every description and content, the `str` of tools.md §5) is stated. Only the schema is trimmed: the validator still
  * checks every bound, and /api/docs still shows them.
+ *
+ * With `answer`, the DTO is a response DTO and the result a read tool's `outputSchema` (see answerSchema below): the
+ * answers' schemas come from the same classes as the REST routes' response schemas in /api/docs.
  */
-export function dtoJsonSchema(dto: abstract new () => object): JsonSchema {
+export function dtoJsonSchema(dto: abstract new () => object, options: { answer?: boolean } = {}): JsonSchema {
+  if (options.answer) return answerSchema(dto);
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [name, meta] of dtoProperties(dto)) {
@@ -45,6 +49,37 @@ export function dtoJsonSchema(dto: abstract new () => object): JsonSchema {
     if (meta.required !== false) required.push(name);
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+/**
+ * The output schema of a read tool (README "Agents and the tool endpoint (MCP)"), from a response DTO (fields of response-fields.ts). Clients
+ * validate `structuredContent` against it and refuse a mismatch, so it is never stricter than the answer: objects stay
+ * open (no `additionalProperties`), a nullable field is `[type, "null"]`, an optional key is not `required`. It stays
+ * shallow, as what a host may hand the model: the top-level keys with their types, and for a list of objects each item's keys with their types
+ * (nothing deeper, nothing required); a nested object is `object`, any other list `array`. Descriptions and value
+ * constraints are left to the OpenAPI document.
+ */
+function answerSchema(dto: abstract new () => object): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [name, meta] of dtoProperties(dto)) {
+    const item = isList(meta) && typeof meta.type === 'function' && !SCALARS.has(meta.type) ? (meta.type as abstract new () => object) : null;
+    properties[name] = item
+      ? { type: 'array', items: { type: 'object', properties: Object.fromEntries(dtoProperties(item).map(([k, m]) => [k, { type: answerType(m, `${item.name}.${k}`) }])) } }
+      : { type: answerType(meta, `${dto.name}.${name}`) };
+    if (meta.required !== false) required.push(name);
+  }
+  return { type: 'object', properties, required };
+}
+
+const isList = (meta: PropertyMetadata): boolean => meta.isArray === true || meta.type === 'array';
+
+/** The JSON type of an answer's property: `array`, `object` (an open object or a DTO) or a scalar; `[type, "null"]` if nullable. */
+function answerType(meta: PropertyMetadata, where: string): string | string[] {
+  const scalar = SCALARS.get(meta.type);
+  const type = isList(meta) ? 'array' : scalar ? scalar : meta.type === 'object' || typeof meta.type === 'function' ? 'object' : null;
+  if (!type) throw new Error(`${where}: no JSON Schema for property type ${String(meta.type)}`);
+  return meta.nullable ? [type, 'null'] : type;
 }
 
 /** The DTO classes of a DTO's nested fields (a nested object or a list of them), by field name. */
