@@ -43,10 +43,10 @@ export interface NatsEventBusOptions {
  * the same `parseEnvelope` as the transport's deserializer.
  *
  * Local listeners get a publish at once; messages that come back with our own origin are dropped; relayed ones are
- * emitted with `relayed: true` only. While the channel is down, publishing skips NATS (logged and counted, nothing buffered: the
- * stream log in PostgreSQL is the record), local delivery goes on, readiness shows the bus down, and every connect —
- * the first one included, for an instance that started while NATS was down — emits `BUS_EVENTS.resync`, on which
- * the streams read what they missed from the log.
+ * emitted with `relayed: true` only. While the channel is down, publishing skips NATS (logged and counted, nothing
+ * buffered: the stream log in PostgreSQL is the record), local delivery goes on, readiness shows the bus down, and
+ * every connect — the first one included, for an instance that started while NATS was down — emits
+ * `BUS_EVENTS.resync`, on which the streams read what they missed from the log.
  *
  * Start-up never waits on NATS: both sides dial with `waitOnFirstConnect` and unlimited reconnects, nobody awaits
  * the transport's `listen` (which only returns once connected), and up/down comes from the two status streams, where
@@ -84,8 +84,14 @@ export class NatsEventBus extends EmitterEventBus {
         this.metrics.busMessagesReceived.inc({ kind });
         this.receive(kind, parseEnvelope(data));
       },
-      onSubscribed: (kind) => (this.metrics.busSubscribes.inc({ kind }), this.metrics.busSubscriptions.inc({ kind })),
-      onUnsubscribed: (kind) => (this.metrics.busUnsubscribes.inc({ kind }), this.metrics.busSubscriptions.dec({ kind })),
+      onSubscribed: (kind) => {
+        this.metrics.busSubscribes.inc({ kind });
+        this.metrics.busSubscriptions.inc({ kind });
+      },
+      onUnsubscribed: (kind) => {
+        this.metrics.busUnsubscribes.inc({ kind });
+        this.metrics.busSubscriptions.dec({ kind });
+      },
       onError: (err) => this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'NATS interest subscription failed'),
     });
     // The prefix is runtime configuration (BUS_SUBJECT_PREFIX) while `@EventPattern` subjects are fixed when the code
