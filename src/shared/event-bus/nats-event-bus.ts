@@ -199,17 +199,12 @@ export class NatsEventBus extends EmitterEventBus {
   }
 
   /** The subject of a topic (platform.md §7). */
-  subjectOf(topic: BusTopic): string {
+  private subjectOf(topic: BusTopic): string {
     return topic.kind === 'change' ? `${this.prefix}.change.${topic.companyUuid}` : `${this.prefix}.notify.${topic.recipientType}.${topic.recipientUuid}`;
   }
 
   interest(topic: BusTopic): BusInterest {
     return this.interests.acquire(this.subjectOf(topic), topic.kind satisfies InterestKind);
-  }
-
-  /** Company and recipient subjects subscribed (held or lingering), for tests. */
-  get interestCount(): number {
-    return this.interests.size;
   }
 
   private receive(kind: BusEventKind, env: Envelope | null): void {

@@ -82,10 +82,6 @@ export class InterestSubscriptions {
     return this.entries.size;
   }
 
-  has(subject: string): boolean {
-    return this.entries.has(subject);
-  }
-
   /**
    * The receiving connection is up (the first connect, or a reconnect): subjects recorded without a subscription get
    * one. Resolves once the server has confirmed them (bounded), so a catch-up from the log after it misses nothing.
