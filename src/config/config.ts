@@ -12,6 +12,8 @@ export class AppConfig {
   /** One NATS URL, or several comma-separated (seed servers of a cluster). */
   natsUrl: string | null;
   busSubjectPrefix: string;
+  /** A company's or recipient's NATS subscription outlives its last stream or wait by this much (docs/deploy.md). */
+  busInterestLingerMs: number;
   logLevel: LogLevel;
   /** `json`: one JSON object per line; `pretty`: human lines; `auto`: pretty when stdout is a terminal. */
   logFormat: 'auto' | 'json' | 'pretty';
@@ -136,6 +138,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('BUS_SUBJECT_PREFIX', `must be one subject token of letters, digits, "_" or "-" (got "${prefix}")`);
   }
   config.busSubjectPrefix = prefix;
+  config.busInterestLingerMs = integer(env, 'BUS_INTEREST_LINGER_MS', 60_000, 0, 3_600_000);
   const level = (value(env, 'LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(level)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${level}")`);

@@ -30,7 +30,7 @@ export interface CoreOptions {
 
 /** NATS when NATS_URL is set (bootstrap hosts its transport and connects it in the background), else in-process. */
 function createEventBus(config: AppConfig, emitter: EventEmitter2, logger: Logger, metrics: MetricsService): EventBus {
-  if (config.natsUrl) return new NatsEventBus(config.natsUrl, config.busSubjectPrefix, logger, metrics, emitter);
+  if (config.natsUrl) return new NatsEventBus(config.natsUrl, config.busSubjectPrefix, logger, metrics, { interestLingerMs: config.busInterestLingerMs, emitter });
   return new InProcessEventBus((err) => logger.error({ err: String(err) }, 'event listener failed'), emitter);
 }
 

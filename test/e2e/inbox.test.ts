@@ -185,10 +185,15 @@ describe('agent inbox across two instances (e2e, real NATS)', () => {
     expect(await head()).toBe(pos);
 
     const frames: Array<{ on: string; m: NotificationMessage }> = [];
+    const interests = [];
     for (const [on, w] of [['a', a], ['b', b]] as const) {
       w.get(EventBus).subscribe('notification', (m) => {
         if (m.recipientUuid === bot.uuid) frames.push({ on, m });
       });
+      // Each instance receives the bot's frames from the other only while interested in it (a stream or a wait).
+      const interest = w.get(EventBus).interest({ kind: 'notification', recipientType: 'agent', recipientUuid: bot.uuid });
+      interests.push(interest);
+      await interest.ready;
     }
     const waiting = delta(pos, '&waitSeconds=20');
     // Its time has come; both instances' wakers run at once.
@@ -202,6 +207,7 @@ describe('agent inbox across two instances (e2e, real NATS)', () => {
     expect(news.map((f) => f.on).sort()).toEqual(['a', 'b']);
     expect(news[0].m.frame).toMatchObject({ type: 'new_notification', notificationUuid: note.uuid, unreadCount: countBefore });
     expect((await onB.get('/api/notifications/unread-count')).body.data.count).toBe(countBefore);
+    for (const i of interests) i.release();
   });
 
   it('unarchive brings an archived notification back; both are idempotent and 404 for someone else’s', async () => {

@@ -16,9 +16,13 @@ const until = async (cond: () => boolean | Promise<boolean>, timeoutMs = 5000): 
   }
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const event = (): RealtimeEvent => ({ companyUuid: randomUUID(), projectUuid: randomUUID(), entityType: 'idea', entityUuid: randomUUID(), action: 'created' });
+/** The company both buses of the first suite are interested in (a relay needs interest: platform.md §7). */
+const COMPANY = randomUUID();
+const event = (companyUuid = COMPANY): RealtimeEvent => ({ companyUuid, projectUuid: randomUUID(), entityType: 'idea', entityUuid: randomUUID(), action: 'created' });
 const silent = pino({ level: 'silent' });
-const newBus = (url: string, prefix: string) => new NatsEventBus(url, prefix, silent, new MetricsService());
+const newBus = (url: string, prefix: string, metrics = new MetricsService()) => new NatsEventBus(url, prefix, silent, metrics, { interestLingerMs: 300 });
+const metric = async (m: MetricsService, name: string, labels: Record<string, string>): Promise<number> =>
+  (await m.registry.getSingleMetric(name)!.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
 
 // The transport logs through Nest's static logger; these tests read state, not log lines.
 beforeAll(() => Logger.overrideLogger(false));
@@ -31,15 +35,18 @@ describe('NATS event bus (real nats-server)', () => {
   const received: Record<'a' | 'b', Array<{ e: RealtimeEvent; relayed: boolean }>> = { a: [], b: [] };
   const reconnects = { a: 0, b: 0 };
   const positions: Record<'a' | 'b', Array<string | null>> = { a: [], b: [] };
+  const metricsA = new MetricsService();
 
   beforeAll(async () => {
     nats = await TestNatsServer.start({ monitor: true });
-    a = newBus(nats.url, prefix);
+    a = newBus(nats.url, prefix, metricsA);
     b = newBus(nats.url, prefix);
     a.start();
     b.start();
     expect(await a.waitUntilUp(5000)).toBe(true);
     expect(await b.waitUntilUp(5000)).toBe(true);
+    // Held for the whole suite: both buses receive COMPANY's change events.
+    await Promise.all([a.interest({ kind: 'change', companyUuid: COMPANY }).ready, b.interest({ kind: 'change', companyUuid: COMPANY }).ready]);
     a.subscribe('change', (e, meta) => (received.a.push({ e, relayed: meta.relayed }), positions.a.push(meta.position)));
     b.subscribe('change', (e, meta) => (received.b.push({ e, relayed: meta.relayed }), positions.b.push(meta.position)));
     a.onReconnect(() => reconnects.a++);
@@ -71,11 +78,49 @@ describe('NATS event bus (real nats-server)', () => {
     }
   });
 
-  it('subscribes to the wildcard subjects of its prefix without a queue group', async () => {
-    const conns = await nats.connections();
-    const receiver = conns.find((c) => c.name === `svc-${a.instanceId}-sub`);
-    expect(receiver?.subscriptions_list_detail?.map((s) => s.subject).sort()).toEqual([`${prefix}.change.*`, `${prefix}.notify.*.*`, `${prefix}.session`]);
-    expect(receiver?.subscriptions_list_detail?.every((s) => !s.qgroup)).toBe(true);
+  it('subscribes to `<prefix>.session` always and to a company or recipient only while interested (plus the linger), never in a queue group', async () => {
+    const subjects = async () => {
+      const receiver = (await nats.connections()).find((c) => c.name === `svc-${a.instanceId}-sub`);
+      expect(receiver?.subscriptions_list_detail?.every((s) => !s.qgroup)).toBe(true);
+      return receiver?.subscriptions_list_detail?.map((s) => s.subject).sort();
+    };
+    expect(await subjects()).toEqual([`${prefix}.change.${COMPANY}`, `${prefix}.session`].sort());
+    const recipient = randomUUID();
+    const held = a.interest({ kind: 'notification', recipientType: 'agent', recipientUuid: recipient });
+    expect(held.continuous).toBe(false);
+    await held.ready;
+    // Active at the server once ready: no wildcard anywhere.
+    expect(await subjects()).toEqual([`${prefix}.change.${COMPANY}`, `${prefix}.notify.agent.${recipient}`, `${prefix}.session`].sort());
+    expect(await metric(metricsA, 'svc_bus_subscriptions', { kind: 'notification' })).toBe(1);
+    held.release();
+    await sleep(100);
+    expect(await subjects()).toContain(`${prefix}.notify.agent.${recipient}`);
+    await until(async () => !(await subjects())?.includes(`${prefix}.notify.agent.${recipient}`), 3000);
+    expect(await metric(metricsA, 'svc_bus_subscriptions', { kind: 'notification' })).toBe(0);
+    expect(await metric(metricsA, 'svc_bus_unsubscribes_total', { kind: 'notification' })).toBe(1);
+    expect(await metric(metricsA, 'svc_bus_subscriptions', { kind: 'control' })).toBe(1);
+  });
+
+  it('receives nothing of a company it is not interested in: only the interested instance gets it', async () => {
+    const elsewhere = randomUUID();
+    const bOnly = b.interest({ kind: 'change', companyUuid: elsewhere });
+    await bOnly.ready;
+    const before = await metric(metricsA, 'svc_bus_messages_received_total', { kind: 'change' });
+    const e = event(elsewhere);
+    const listed = newBus(nats.url, prefix);
+    listed.start();
+    try {
+      expect(await listed.waitUntilUp(5000)).toBe(true);
+      listed.publish('change', e, 'e1-1');
+      await until(() => received.b.length === 1);
+      await sleep(200);
+      expect(received.b).toEqual([{ e, relayed: true }]);
+      expect(received.a).toEqual([]);
+      expect(await metric(metricsA, 'svc_bus_messages_received_total', { kind: 'change' })).toBe(before);
+    } finally {
+      bOnly.release();
+      await listed.close();
+    }
   });
 
   it('delivers locally at once and exactly once on the other instance, dropping its own echo', async () => {
@@ -90,13 +135,19 @@ describe('NATS event bus (real nats-server)', () => {
     expect(received.a).toHaveLength(1);
   });
 
-  it('relays notification frames on per-recipient subjects', async () => {
+  it('relays notification frames on per-recipient subjects to an instance interested in the recipient', async () => {
     const frames: unknown[] = [];
     const off = b.subscribe('notification', (m) => frames.push(m));
     const msg = { recipientType: 'user' as const, recipientUuid: randomUUID(), frame: { type: 'count_update' as const, unreadCount: 2 } };
+    a.publish('notification', msg, 'e1-3');
+    await sleep(150);
+    expect(frames).toEqual([]);
+    const interest = b.interest({ kind: 'notification', recipientType: 'user', recipientUuid: msg.recipientUuid });
+    await interest.ready;
     a.publish('notification', msg, 'e1-4');
     await until(() => frames.length === 1);
     expect(frames[0]).toEqual(msg);
+    interest.release();
     off();
   });
 
@@ -125,6 +176,7 @@ describe('NATS event bus (real nats-server)', () => {
       const n: NotificationMessage = { recipientType: 'agent', recipientUuid: randomUUID(), frame: { type: 'count_update', unreadCount: 3 } };
       a.publish('change', e, 'e1-5');
       a.publish('notification', n, 'e1-1');
+      // Publishing does not depend on anyone's interest: the raw subscriber gets both.
       await until(() => seen.length === 2);
       sub.unsubscribe();
       expect(seen).toEqual([
@@ -181,6 +233,9 @@ describe('NATS event bus started while NATS is down', () => {
     const bus = newBus(nats.url, prefix);
     const local: Array<{ e: RealtimeEvent; relayed: boolean }> = [];
     let resyncs = 0;
+    // Taken while NATS is down: ready at once (the resync covers it), subscribed at the first connect.
+    const interest = bus.interest({ kind: 'change', companyUuid: COMPANY });
+    await interest.ready;
     bus.subscribe('change', (e, meta) => local.push({ e, relayed: meta.relayed }));
     bus.onReconnect(() => resyncs++);
     let raw: NatsConnection | null = null;

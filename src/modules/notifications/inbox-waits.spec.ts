@@ -1,4 +1,5 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { BusInterest, BusTopic } from '../../shared/event-bus/event-bus.port.js';
 import { InProcessEventBus } from '../../shared/event-bus/in-process-event-bus.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { Lifecycle } from '../../shared/lifecycle.js';
@@ -16,6 +17,30 @@ function setup() {
 }
 
 describe('InboxWaits', () => {
+  it('a watch holds the bus interest in its recipient from its opening to its close, and says when it is active', async () => {
+    const held: string[] = [];
+    let confirm!: () => void;
+    const active = new Promise<void>((r) => (confirm = r));
+    const bus = new (class extends InProcessEventBus {
+      override interest(topic: BusTopic): BusInterest {
+        const name = topic.kind === 'notification' ? `${topic.recipientType}:${topic.recipientUuid}` : topic.companyUuid;
+        held.push(name);
+        return { ready: active, continuous: false, release: () => held.splice(held.indexOf(name), 1) };
+      }
+    })();
+    const waits = new InboxWaits(bus, new Lifecycle());
+    const watch = waits.watch('agent', U);
+    expect(held).toEqual([`agent:${U}`]);
+    let ready = false;
+    void watch.ready.then(() => (ready = true));
+    await new Promise((r) => setImmediate(r));
+    expect(ready).toBe(false);
+    confirm();
+    await watch.ready;
+    watch.close();
+    expect(held).toEqual([]);
+  });
+
   it('gives each recipient MAX_WAITS_PER_RECIPIENT slots; the next is RATE_LIMITED; releasing twice frees one', () => {
     const { waits } = setup();
     const releases = Array.from({ length: MAX_WAITS_PER_RECIPIENT }, () => waits.acquire('agent', U));

@@ -15,11 +15,16 @@ export const DEGRADED_RECHECK_MS = 5000;
 export type WaitOutcome = 'changed' | 'timeout' | 'recheck' | 'shutdown';
 
 /**
- * One caller's watch on its inbox: sees every frame published for the recipient from the moment it is opened (so
+ * One caller's watch on its inbox: sees every frame published for the recipient from the moment it is `ready` (so
  * nothing committed between the caller's read and its wait is missed), and answers `next(seen)` as soon as a frame
  * beyond the position the caller has seen arrives.
  */
 export interface InboxWatch {
+  /**
+   * Settles once frames published for the recipient on other instances reach this one (the bus's interest in the
+   * recipient is active); the caller reads the database after it. Bounded, never rejects.
+   */
+  readonly ready: Promise<void>;
   /**
    * Resolves `changed` once a frame after `seen` arrived (at once if one already did), `timeout` after `ms`, `recheck`
    * after DEGRADED_RECHECK_MS while the shared channel is down, `shutdown` when the instance stops.
@@ -42,8 +47,9 @@ interface Watcher {
 
 /**
  * The waits of the agent inbox (notifications.md §2.0), in memory: no database connection is held while waiting.
- * Every instance receives every recipient's frames (local and relayed, `BUS_EVENTS.notification`), so a wait answers
- * a change made on any instance. Waits end (`shutdown`) at the start of shutdown.
+ * A watch holds the bus's interest in its recipient while it is open (docs/deploy.md "What an instance subscribes
+ * to"), so frames of a change made on any instance reach it (local and relayed, `BUS_EVENTS.notification`). Waits
+ * end (`shutdown`) at the start of shutdown.
  */
 @Injectable()
 export class InboxWaits {
@@ -88,13 +94,16 @@ export class InboxWaits {
     let set = this.watchers.get(key);
     if (!set) this.watchers.set(key, (set = new Set()));
     set.add(w);
+    const interest = this.bus.interest({ kind: 'notification', recipientType: type, recipientUuid: uuid });
     const close = (): void => {
+      interest.release();
       const s = this.watchers.get(key);
       if (!s) return;
       s.delete(w);
       if (!s.size) this.watchers.delete(key);
     };
     return {
+      ready: interest.ready,
       next: (seen, ms) => {
         if (this.closing || w.ended) return Promise.resolve('shutdown');
         if (w.newest > seen) return Promise.resolve('changed');

@@ -267,6 +267,8 @@ export class NotificationService {
     if (signal?.aborted) onAbort();
     try {
       const deadline = Date.now() + q.waitSeconds * 1000;
+      // Frames from other instances reach this one from here on (the recipient's subscription is active): read after it.
+      await watch.ready;
       let d = await this.readDelta(r, q.after.n, true);
       while (!d.notifications.length) {
         const left = deadline - Date.now();

@@ -1,3 +1,4 @@
+import type { BusInterest } from '../../shared/event-bus/event-bus.port.js';
 import type { StreamName } from '../../shared/stream-log/position.js';
 import type { PositionedEvent } from './frames.js';
 
@@ -43,6 +44,8 @@ export class KeyState {
   /** The last frames delivered (contiguous, ending at `delivered`), at most RECENT_MAX. */
   recent: PositionedEvent[] = [];
   lingerTimer: NodeJS.Timeout | null = null;
+  /** This instance's interest in the key's bus subject, held while the key has streams (the sequencer manages it). */
+  interest: BusInterest | null = null;
   readonly ready: Promise<void>;
   private readonly pending = new Map<number, PositionedEvent>();
   private gapTimer: NodeJS.Timeout | null = null;

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import type { Logger } from 'pino';
+import { AppConfig } from '../../config/config.js';
+import { EventBus, type BusInterest, type BusTopic } from '../../shared/event-bus/event-bus.port.js';
 import { BUS_EVENTS, changeJson, type DeliveryMeta, type NotificationMessage, type RealtimeEvent } from '../../shared/event-bus/events.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
@@ -12,11 +14,21 @@ import { KeyState, type KeyListener, type KeyLogReader } from './key-state.js';
 
 /** Most frames one log read returns; a resume further behind than this answers `reset`. */
 export const MAX_REPLAY = 20_000;
-/** A key without streams keeps its sequencer (and recent frames) this long, so a reconnect resumes from memory. */
+/**
+ * A key without streams keeps its sequencer (and recent frames) this long, so a reconnect resumes from memory — never
+ * longer than the bus keeps the key's subscription (BUS_INTEREST_LINGER_MS), so a live sequencer never misses frames.
+ */
 export const LINGER_MS = 15_000;
 
 export const kindOf = (stream: StreamName): StreamKind => (stream === 'c' ? 'changes' : 'notifications');
 export const keyIdOf = (state: KeyState): string => `${state.stream}:${state.key}`;
+
+/** The bus topic of a key: a company's change events, or one recipient's notification frames. */
+export function topicOf(stream: StreamName, key: string): BusTopic {
+  if (stream === 'c') return { kind: 'change', companyUuid: key };
+  const [recipientType, recipientUuid] = key.split(':') as ['user' | 'agent', string];
+  return { kind: 'notification', recipientType, recipientUuid };
+}
 
 /**
  * Positions (docs/sse.md): every data frame carries `id: <epoch>-<n>`, the per-company (changes) or per-recipient
@@ -24,6 +36,12 @@ export const keyIdOf = (state: KeyState): string => `${state.stream}:${state.key
  * and relayed frames, drops duplicates and repairs holes from the log; what it delivers goes to the feed hub. The
  * log is read through the stream log it is given: the heads of keys opened in one turn in one query, a key's missing
  * range on a repair, every open key's head after the shared channel comes back and at each heartbeat.
+ *
+ * Interest (docs/deploy.md "What an instance subscribes to"): a key holds the bus's interest in its subject while it
+ * has streams, so the instance receives only the companies and recipients it serves. A new key reads its head only
+ * once its subscription is active at the server: what committed before is below the head (and in the log), what
+ * commits after arrives on the bus, and a relayed frame at or below the head is dropped as a duplicate — a late
+ * subscription loses nothing.
  */
 @Injectable()
 export class PositionSequencer {
@@ -32,13 +50,18 @@ export class PositionSequencer {
   private headBatch: KeyState[] = [];
   private epochValue: string | null = null;
   private closed = false;
+  private readonly lingerMs: number;
 
   constructor(
+    private readonly bus: EventBus,
+    config: AppConfig,
     private readonly log: StreamLog,
     private readonly hub: FeedHub,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.lingerMs = Math.min(LINGER_MS, config.busInterestLingerMs);
+  }
 
   @OnEvent(BUS_EVENTS.change)
   onChange(e: RealtimeEvent, meta: DeliveryMeta): void {
@@ -74,8 +97,22 @@ export class PositionSequencer {
   acquire(stream: StreamName, key: string): KeyState {
     const id = `${stream}:${key}`;
     let state = this.keys.get(id);
+    let interest: BusInterest | null = null;
+    if (state && !state.interest) {
+      // A lingering key gave its interest back with its last stream. If the subject stayed subscribed meanwhile the
+      // key missed nothing; otherwise it starts afresh from the log, like a new one.
+      interest = this.bus.interest(topicOf(stream, key));
+      if (interest.continuous) {
+        state.interest = interest;
+        interest = null;
+      } else {
+        this.forget(state);
+        state = undefined;
+      }
+    }
     if (!state) {
       state = new KeyState(stream, key, this.reader(stream, key), this.listener(stream, key));
+      state.interest = interest ?? this.bus.interest(topicOf(stream, key));
       this.keys.set(id, state);
       this.requestHead(state);
     }
@@ -88,13 +125,16 @@ export class PositionSequencer {
   /** One stream of the key fewer: without streams it lingers (a reconnect resumes from memory), then goes. */
   release(state: KeyState): void {
     if (--state.connections > 0) return;
+    // The bus keeps the subject subscribed for its own linger, at least as long as the key lingers here.
+    state.interest?.release();
+    state.interest = null;
     const drop = (): void => {
       if (state.connections > 0 || this.keys.get(keyIdOf(state)) !== state) return;
       this.keys.delete(keyIdOf(state));
       state.drop();
     };
     if (this.closed) return drop();
-    state.lingerTimer = setTimeout(drop, LINGER_MS);
+    state.lingerTimer = setTimeout(drop, this.lingerMs);
     state.lingerTimer.unref();
   }
 
@@ -170,6 +210,8 @@ export class PositionSequencer {
 
   private async readHeads(states: KeyState[]): Promise<void> {
     try {
+      // Subscribed at the server before the heads are read (BusInterest.ready never rejects, and is bounded).
+      await Promise.all(states.map((s) => s.interest?.ready));
       await this.epoch();
       await this.withHeads(states, (s, head) => s.start(head));
     } catch (err) {

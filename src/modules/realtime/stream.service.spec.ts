@@ -2,8 +2,10 @@ import { jest } from '@jest/globals';
 import type { MessageEvent } from '@nestjs/common';
 import { pino } from 'pino';
 import type { AppConfig } from '../../config/config.js';
+import type { BusInterest, BusTopic, EventBus } from '../../shared/event-bus/event-bus.port.js';
 import { changeJson, type RealtimeEvent } from '../../shared/event-bus/events.js';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { InProcessEventBus } from '../../shared/event-bus/in-process-event-bus.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import type { LoggedFrame, StreamLog, StreamName } from '../../shared/stream-log/stream-log.js';
 import type { AuthService } from '../identity/index.js';
@@ -38,6 +40,39 @@ class FakeLog {
   }
 }
 
+/**
+ * A bus whose interests the test controls: `ready` settles when the test says, `continuous` is whether the subject
+ * was still subscribed (the test's `subscribed` set, emptied to simulate the end of the bus's linger).
+ */
+class InterestBus {
+  readonly taken: BusTopic[] = [];
+  held = 0;
+  readonly subscribed = new Set<string>();
+  private readonly waiting: Array<() => void> = [];
+  autoReady = true;
+  interest(topic: BusTopic): BusInterest {
+    this.taken.push(topic);
+    this.held++;
+    const subject = JSON.stringify(topic);
+    const continuous = this.subscribed.has(subject);
+    this.subscribed.add(subject);
+    const ready = this.autoReady ? Promise.resolve() : new Promise<void>((r) => this.waiting.push(r));
+    let released = false;
+    return {
+      ready,
+      continuous,
+      release: () => {
+        if (!released) this.held--;
+        released = true;
+      },
+    };
+  }
+  /** The subscriptions made so far become active at the server. */
+  confirm(): void {
+    for (const r of this.waiting.splice(0)) r();
+  }
+}
+
 const company = 'c0000000-0000-4000-8000-000000000001';
 const project = 'p0000000-0000-4000-8000-000000000001';
 const other = 'p0000000-0000-4000-8000-000000000002';
@@ -49,16 +84,16 @@ const settle = async (ms = 0): Promise<void> => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 };
 
-function setup(heartbeatMs = 60_000, lagMs = 30_000) {
+function setup(heartbeatMs = 60_000, lagMs = 30_000, bus: EventBus | InterestBus = new InProcessEventBus(), busInterestLingerMs = 60_000) {
   const log = new FakeLog();
-  const config = { sseHeartbeatMs: heartbeatMs, sseRetryMs: 3000, sseMaxStreamsPerUser: 64, sseLagMs: lagMs } as unknown as AppConfig;
+  const config = { sseHeartbeatMs: heartbeatMs, sseRetryMs: 3000, sseMaxStreamsPerUser: 64, sseLagMs: lagMs, busInterestLingerMs } as unknown as AppConfig;
   const metrics = new MetricsService();
   const logger = pino({ level: 'silent' });
   const alive = new Set<string>();
   const auth = { liveSessions: async (ids: readonly string[]) => new Set(ids.filter((id) => alive.has(id))) } as unknown as AuthService;
   const connections = new StreamConnections(config, metrics, auth);
   const hub = new FeedHub(config, metrics, logger);
-  const sequencer = new PositionSequencer(log as unknown as StreamLog, hub, metrics, logger);
+  const sequencer = new PositionSequencer(bus as EventBus, config, log as unknown as StreamLog, hub, metrics, logger);
   const replayer = new StreamReplayer(sequencer, logger);
   const service = new StreamService(config, metrics, logger, connections, hub, sequencer, replayer, new SchedulerRegistry());
   const open = (opts: { project?: string | null; lastEventId?: string | null; session?: string; batch?: boolean } = {}) => {
@@ -75,10 +110,75 @@ function setup(heartbeatMs = 60_000, lagMs = 30_000) {
   };
   /** Commits and publishes locally, as the transaction runner does (with the frame's JSON as logged). */
   const publish = (e: RealtimeEvent, position = log.commit(e)) => sequencer.onChange(e, { relayed: false, position, data: changeJson(e) });
-  return { service, open, log, publish, connections, hub, metrics, alive };
+  /** A frame relayed from another instance (no logged JSON with it). */
+  const relay = (e: RealtimeEvent, position: string) => sequencer.onChange(e, { relayed: true, position });
+  return { service, open, log, publish, relay, connections, hub, metrics, alive };
 }
 
 describe('StreamService', () => {
+  it('takes the bus interest in the company with its first stream and reads the head only once it is active: nothing committed meanwhile is lost or doubled', async () => {
+    const bus = new InterestBus();
+    bus.autoReady = false;
+    const { open, relay, log } = setup(60_000, 30_000, bus);
+    const before = change();
+    log.commit(before);
+    const a = open();
+    const b = open();
+    await settle();
+    // One interest for the key, however many streams; no head read until the subscription is active.
+    expect(bus.taken).toEqual([{ kind: 'change', companyUuid: company }]);
+    expect(log.headReads).toBe(0);
+    // Committed on another instance while the subscription was being confirmed: relayed before the head is known.
+    const during = change();
+    const p2 = log.commit(during);
+    relay(during, p2);
+    bus.confirm();
+    await settle();
+    expect(log.headReads).toBe(1);
+    // The head (ep-2) covers it: the relayed copy is a duplicate, the streams start after it.
+    expect(a.got[1]).toEqual({ id: 'ep-2', retry: expect.any(Number) });
+    const next = change();
+    relay(next, log.commit(next));
+    await settle();
+    expect(a.data()).toEqual([{ id: 'ep-3', e: next }]);
+    expect(b.data()).toEqual([{ id: 'ep-3', e: next }]);
+    a.sub.unsubscribe();
+    expect(bus.held).toBe(1);
+    b.sub.unsubscribe();
+    expect(bus.held).toBe(0);
+  });
+
+  it('a key reopened while it lingers keeps its state when the bus stayed subscribed, and starts afresh from the log when it did not', async () => {
+    const bus = new InterestBus();
+    const { open, relay, publish, log } = setup(60_000, 30_000, bus, 10_000);
+    const a = open();
+    await settle();
+    publish(change());
+    await settle();
+    a.sub.unsubscribe();
+    expect(bus.held).toBe(0);
+    // Within the linger, still subscribed: the same sequencer, no new head read, and it resumes from memory.
+    const b = open({ lastEventId: 'ep-1' });
+    await settle();
+    expect(bus.taken).toHaveLength(2);
+    expect(log.headReads).toBe(1);
+    b.sub.unsubscribe();
+    // The bus's linger ended (unsubscribed) while the key still lingers here: frames were missed meanwhile.
+    bus.subscribed.clear();
+    const missed = change();
+    log.commit(missed);
+    const c = open({ lastEventId: 'ep-1' });
+    await settle();
+    expect(log.headReads).toBe(2);
+    expect(c.data()).toEqual([{ id: 'ep-2', e: missed }]);
+    const live = change();
+    relay(live, log.commit(live));
+    await settle();
+    expect(c.data().map((f) => f.id)).toEqual(['ep-2', 'ep-3']);
+    c.sub.unsubscribe();
+    expect(bus.held).toBe(0);
+  });
+
   it('sends `: connected`, the connect block (head + jittered retry), then each frame with its position, serialized once', async () => {
     const { service, open, publish, log } = setup();
     publish(change());

@@ -66,6 +66,36 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Subjects this instance subscribes to, by kind: change, notification (held by interest), control (always). */
+  readonly busSubscriptions = new Gauge({
+    name: 'svc_bus_subscriptions',
+    help: 'NATS subjects this instance subscribes to, by kind: change and notification (while someone here is interested, plus the linger), control (always)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly busSubscribes = new Counter({
+    name: 'svc_bus_subscribes_total',
+    help: 'Interest subscriptions made on the shared channel, by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly busUnsubscribes = new Counter({
+    name: 'svc_bus_unsubscribes_total',
+    help: 'Interest subscriptions ended after their linger, by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  /** Everything the bus adapter receives, its own echoes and malformed bodies included: an idle instance shows 0 here. */
+  readonly busMessagesReceived = new Counter({
+    name: 'svc_bus_messages_received_total',
+    help: 'Messages the bus adapter received from the shared channel, by kind (own echoes and malformed bodies included)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   readonly sseSlowDisconnects = new Counter({
     name: 'svc_sse_slow_client_disconnects_total',
     help: 'SSE clients disconnected because their unsent buffer exceeded 1 MiB',
