@@ -149,6 +149,11 @@ export class ToolRegistry implements OnModuleInit {
     return this.tools.map((t) => t.name);
   }
 
+  /** Every tool as listed, with the permission bit it needs (null: public or session tool), in catalogue order. */
+  catalogue(): Array<{ descriptor: ToolDescriptor; permission: Permission | null }> {
+    return this.tools.map((t) => ({ descriptor: t.descriptor, permission: t.permission }));
+  }
+
   /** The public and session tools plus the gated tools whose bit the caller holds, in catalogue order, narrowed. */
   list(permissions: ReadonlySet<Permission>, narrowing: ToolNarrowing = NO_NARROWING): ToolList {
     let bits = 0;
