@@ -37,6 +37,7 @@ export class Tx {
   /** Texts written by this mutation (the owner of the `mention` table finds and writes their new mentions). */
   readonly mentionSources: MentionSource[] = [];
   private readonly held: HeldEvent[] = [];
+  private discarded = false;
 
   constructor(
     readonly manager: EntityManager,
@@ -84,6 +85,20 @@ export class Tx {
   heldEvents(): readonly HeldEvent[] {
     return this.held;
   }
+
+  /**
+   * The mutation found nothing to change: its transaction rolls back instead of committing, so whatever it wrote on
+   * the way (a stream position it reserved first, to lock in key order) is given back, and nothing it recorded or
+   * held is written or published; `run` still returns the work's result. For writes that learn whether they change
+   * anything only by trying (an idempotent mark of the notification inbox).
+   */
+  rollbackOnly(): void {
+    this.discarded = true;
+  }
+
+  get isRollbackOnly(): boolean {
+    return this.discarded;
+  }
 }
 
 /**
@@ -93,7 +108,8 @@ export class Tx {
  * its change events take their company positions and are logged (the stream log: positions in commit order, no
  * position for a rollback). After commit, change events go to the bus with their positions and held events to their
  * handlers, awaited before the call returns (so a notification exists when it returns); a handler's failure is
- * logged with the request id and never changes the result. A rollback publishes nothing.
+ * logged with the request id and never changes the result. A rollback publishes nothing — whether the work threw
+ * or declared that it changed nothing (`tx.rollbackOnly()`, which is not an error: its result is returned).
  */
 @Injectable()
 export class TransactionRunner {
@@ -111,21 +127,36 @@ export class TransactionRunner {
     let changes: RealtimeEvent[] = [];
     let frames: string[] = [];
     let positions: string[] = [];
-    const result = await this.db.transaction(async (manager) => {
-      tx = new Tx(manager, actor, this.events);
-      const r = await work(tx);
+    // The transaction by hand (TypeORM's `transaction()` commits whatever resolves): a rollback-only mutation ends
+    // in a rollback without an error thrown to get there.
+    const runner = this.db.createQueryRunner();
+    let result: T;
+    try {
+      await runner.startTransaction();
+      tx = new Tx(runner.manager, actor, this.events);
+      result = await work(tx);
+      if (tx.isRollbackOnly) {
+        await runner.rollbackTransaction();
+        return result;
+      }
       if (tx.activities.length || tx.mentionSources.length) await this.beforeCommit(tx);
       changes = tx.changeEvents();
       // Serialized once: the log keeps this JSON and the streams send it as it is.
       frames = changes.map(changeJson);
       // Last: the company's head stays locked only from here to the commit.
       positions = await this.log.append(
-        manager,
+        runner.manager,
         'c',
         changes.map((e, i) => ({ key: e.companyUuid, projectUuid: e.projectUuid, payload: frames[i] })),
       );
-      return r;
-    });
+      await runner.commitTransaction();
+    } catch (err) {
+      // The work's (or the commit's) error is the one reported; a failing rollback adds nothing to it.
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
+    }
     changes.forEach((event, i) => {
       this.bus.publish('change', event, positions[i], frames[i]);
       this.metrics.eventsPublished.inc({ kind: 'change' });
