@@ -24,7 +24,8 @@ import { archivedAgents, ideaCreators, loadEntities, preferencesOf, projectNames
 import { NotificationEntity } from './notification.entity.js';
 import { recipientKey } from '../../shared/stream-log/position.js';
 import { StreamLog } from '../../shared/stream-log/stream-log.js';
-import { countUnreadMany, publishFrames, recordFrames, reservePositions, type PositionedFrame } from './notification.queries.js';
+import { publishFrames, recordFrames, reservePositions, type PositionedFrame } from './notification-frames.js';
+import { countUnreadMany } from './notification.repository.js';
 
 type Activity = RecordedActivity;
 const refKey = (r: Ref): string => `${r.type}:${r.uuid}`;

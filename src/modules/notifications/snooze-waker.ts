@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
 import { Lifecycle } from '../../shared/lifecycle.js';
 import { LOGGER } from '../../shared/logging/logger.js';
+import { NotificationRepository } from './notification.repository.js';
 import { NotificationService } from './notification.service.js';
 
 /** How often every instance looks for the next due snooze (snoozes end at least 3 minutes ahead, so none is missed). */
@@ -24,7 +24,7 @@ export class SnoozeWaker implements OnApplicationBootstrap {
   private stopped = false;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly repository: NotificationRepository,
     private readonly notifications: NotificationService,
     @Inject(LOGGER) private readonly logger: Logger,
     lifecycle: Lifecycle,
@@ -49,10 +49,8 @@ export class SnoozeWaker implements OnApplicationBootstrap {
   async scan(): Promise<void> {
     if (this.stopped) return;
     try {
-      const [row]: Array<{ due: Date | null }> = await this.db.query(
-        `SELECT min(snoozed_until) AS due FROM notification WHERE snoozed_until IS NOT NULL`,
-      );
-      if (row?.due) this.arm(row.due.getTime());
+      const due = await this.repository.nextSnoozeDue();
+      if (due) this.arm(due.getTime());
     } catch (err) {
       this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'snooze scan failed');
     }
@@ -77,15 +75,10 @@ export class SnoozeWaker implements OnApplicationBootstrap {
     try {
       for (;;) {
         if (this.stopped) return;
-        const due: Array<{ type: 'user' | 'agent'; uuid: string; company: string; uuids: string[] }> = await this.db.query(
-          `SELECT recipient_type AS type, recipient_uuid AS uuid, company_uuid AS company, array_agg(n.uuid::text) AS uuids
-             FROM (SELECT uuid, recipient_type, recipient_uuid, company_uuid FROM notification
-                    WHERE snoozed_until <= now() ORDER BY snoozed_until LIMIT ${WAKE_BATCH}) AS n
-            GROUP BY 1, 2, 3`,
-        );
+        const due = await this.repository.dueSnoozes(WAKE_BATCH);
         if (!due.length) break;
         let woke = 0;
-        for (const d of due) woke += await this.notifications.wake({ type: d.type, uuid: d.uuid, companyUuid: d.company }, d.uuids);
+        for (const d of due) woke += await this.notifications.wake(d.recipient, d.uuids);
         // Everything found was woken by another instance meanwhile: it will find the rest.
         if (!woke) break;
       }
