@@ -125,6 +125,30 @@ describe('read, archive, read-all', () => {
     expect(frames).toHaveLength(1);
   });
 
+  it('a write that changes nothing takes no position and logs no frame (its transaction is rolled back)', async () => {
+    const x = await n.insert(inbox(me));
+    const head = async (): Promise<{ position: number; logged: number }> => {
+      const [row]: Array<{ position: number | null; logged: number }> = await db.query(
+        `SELECT (SELECT position::int FROM stream_head WHERE stream = 'n' AND key = $1) AS position,
+                (SELECT count(*)::int FROM stream_log WHERE stream = 'n' AND key = $1) AS logged`,
+        [`user:${me.uuid}`],
+      );
+      return { position: row.position ?? 0, logged: row.logged };
+    };
+    await svc.read(me, x.uuid);
+    const after = await head();
+    expect(after.logged).toBe(after.position);
+    await svc.read(me, x.uuid);
+    await svc.archive(me, x.uuid);
+    await svc.archive(me, x.uuid);
+    await readAll(me, undefined);
+    expect(await head()).toEqual({ position: after.position + 1, logged: after.logged + 1 });
+    expect(frames.map((f) => f.frame)).toEqual([
+      { type: 'count_update', unreadCount: 0 },
+      { type: 'count_update', unreadCount: 0 },
+    ]);
+  });
+
   it('archive sets archivedAt, leaves readAt alone, hides the row and is idempotent', async () => {
     const x = await n.insert(inbox(bot));
     const archived = await svc.archive(bot, x.uuid);

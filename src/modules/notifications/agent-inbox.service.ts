@@ -36,7 +36,7 @@ function deltaOf(args: { after?: string; waitSeconds?: number }): DeltaQuery | n
 }
 
 /**
- * The agent-facing shapes of the inbox (notifications.md §7), behind the tools: their arguments' shapes are checked
+ * The agent-facing shapes of the inbox (docs/notifications.md §7), behind the tools: their arguments' shapes are checked
  * by the tools' DTOs, their rules here — the defaults (unread ones, marked read as they are listed), positions,
  * cursors and snooze times, with the same messages as the REST forms.
  */

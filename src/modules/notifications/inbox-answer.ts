@@ -1,5 +1,5 @@
 /**
- * An inbox read as REST answers it (notifications.md §2.0, §3), for InboxCacheInterceptor, which writes its headers:
+ * An inbox read as REST answers it (docs/notifications.md §2.0, §3), for InboxCacheInterceptor, which writes its headers:
  * a page or a count carries its entity tag and the stream position it was read at, and reads its body only when the
  * caller's tag does not match (a 304 reads nothing more); a delta is never cached.
  */

@@ -12,7 +12,7 @@ export function etagMatches(ifNoneMatch: string | undefined, tag: string): boole
 }
 
 /**
- * Private: per-caller data, revalidated on every use. `X-Stream-Position` (notifications.md §3) is the recipient's
+ * Private: per-caller data, revalidated on every use. `X-Stream-Position` (docs/notifications.md §3) is the recipient's
  * stream position the answer was read at (it orders the answer against stream frames).
  */
 function cacheHeaders(res: Response, tag: string, position: string): void {
@@ -24,7 +24,7 @@ function cacheHeaders(res: Response, tag: string, position: string): void {
 }
 
 /**
- * The headers of the inbox reads (notifications.md §2.0, §3) and their conditional GET. A page or count is compared
+ * The headers of the inbox reads (docs/notifications.md §2.0, §3) and their conditional GET. A page or count is compared
  * with `If-None-Match` before its rows are read, and a match is a 304 without a body. (Express's own freshness check
  * ignores If-None-Match when the request carries `Cache-Control: no-cache`, which fetch() adds to every conditional
  * request.) The tag is only sent with a successful answer, never with an error. A delta is never cached, and the next

@@ -9,7 +9,7 @@ import { InboxWaits } from './inbox-waits.js';
 import { toNotificationRecord, type NotificationRecord, type NotificationRow } from './notification.records.js';
 import { NotificationRepository, recipientOf, type Recipient } from './notification.repository.js';
 
-/** A delta request (notifications.md §2.0): the list filters and paging do not apply. */
+/** A delta request (docs/notifications.md §2.0): the list filters and paging do not apply. */
 export interface DeltaQuery {
   after: PositionInput;
   waitSeconds: number | null;
@@ -31,7 +31,7 @@ interface DeltaRead {
 }
 
 /**
- * Deltas and waits of the inbox (notifications.md §2.0; README "The agent inbox"): the caller's records changed after
+ * Deltas and waits of the inbox (docs/notifications.md §2.0; README "The agent inbox"): the caller's records changed after
  * a position, oldest position first, marking nothing. With `waitSeconds` a delta answers as soon as it is not empty —
  * a frame for the caller on any instance wakes it — or empty at the deadline or at shutdown; no database connection
  * is held while it waits, and the request deadline is lifted for it.

@@ -1,5 +1,5 @@
 /**
- * The inbox's input forms (notifications.md §2.0, §2.1), read the same way from a query string, a body or a tool's
+ * The inbox's input forms (docs/notifications.md §2.0, §2.1), read the same way from a query string, a body or a tool's
  * arguments: positions, keyset cursors, wait lengths and snooze times. Each reader answers the parsed value, or null
  * for anything else (the REST DTOs' `@Transform`s, whose checks then refuse the null; the tool adapters refuse it
  * with `invalid`).

@@ -7,7 +7,7 @@ import type { StreamLog } from '../../shared/stream-log/stream-log.js';
 import type { Ref } from './domain/notification.rules.js';
 
 /**
- * The notification stream's side of a write (notifications.md §2.0, §3): every write to notification rows takes its
+ * The notification stream's side of a write (docs/notifications.md §2.0, §3): every write to notification rows takes its
  * recipients' positions first, stamps the rows it changes with them, logs one frame per recipient at them and
  * publishes the frames after commit.
  */
@@ -47,7 +47,7 @@ export async function recordFrames(
 }
 
 /**
- * After commit: notification frames go to the recipient's subject with their positions (notifications.md §3);
+ * After commit: notification frames go to the recipient's subject with their positions (docs/notifications.md §3);
  * agents' frames reach the waits of their inbox (and no socket).
  */
 export function publishFrames(bus: EventBus, metrics: MetricsService, frames: readonly PositionedFrame[]): void {

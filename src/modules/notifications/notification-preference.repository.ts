@@ -12,7 +12,7 @@ const COLUMN: Record<PreferenceField, string> = Object.fromEntries(PREFERENCE_FI
 >;
 const SELECT = `uuid, owner_type AS "ownerType", owner_uuid AS "ownerUuid", ${PREFERENCE_FIELDS.map((f) => `${COLUMN[f]} AS "${f}"`).join(', ')}`;
 
-/** One row of preferences per recipient (notifications.md §6), created lazily with every field true. */
+/** One row of preferences per recipient (docs/notifications.md §6), created lazily with every field true. */
 @Injectable()
 export class NotificationPreferenceRepository {
   constructor(private readonly db: DataSource) {}

@@ -5,7 +5,7 @@ import { NotificationPreferenceRepository } from './notification-preference.repo
 import type { NotificationPreferences } from './notification.records.js';
 import { recipientOf } from './notification.repository.js';
 
-/** The caller's notification preferences (notifications.md §6): created on first read, any subset updated. */
+/** The caller's notification preferences (docs/notifications.md §6): created on first read, any subset updated. */
 @Injectable()
 export class NotificationPreferenceService {
   constructor(private readonly preferences: NotificationPreferenceRepository) {}

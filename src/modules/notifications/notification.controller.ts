@@ -12,7 +12,7 @@ import { InboxCacheInterceptor } from './inbox-cache.interceptor.js';
 import { NotificationPreferenceService } from './notification-preference.service.js';
 import { NotificationService } from './notification.service.js';
 
-/** The headers of the inbox reads (notifications.md §2, §2.0, §3), for the OpenAPI document. */
+/** The headers of the inbox reads (docs/notifications.md §2, §2.0, §3), for the OpenAPI document. */
 const POSITION_HEADER = {
   'X-Stream-Position': { description: "The recipient's notification-stream position this answer reflects (`<epoch>-<n>`): order it against stream frames, or pass it as `after`", schema: { type: 'string' } },
 };
@@ -25,7 +25,7 @@ const POLL_HEADER = {
 };
 
 /**
- * The notification routes (notifications.md §2, §2.0). The recipient is the caller (session cookie or agent key).
+ * The notification routes (docs/notifications.md §2, §2.0). The recipient is the caller (session cookie or agent key).
  * The inbox reads answer their ETag / 304, `X-Stream-Position` and `X-Poll-Interval` through InboxCacheInterceptor;
  * bodies are read by InboxBody (unknown read-all and snooze fields are ignored rather than refused). Static paths come
  * before the `:uuid` ones.

@@ -14,7 +14,7 @@ export interface Recipient extends Ref {
 
 export const recipientOf = (actor: Actor): Recipient => ({ type: actor.type, uuid: actor.uuid, companyUuid: actor.companyUuid });
 
-/** A page of the REST list (notifications.md §2.1, §2.0): offset paging, or keyset paging when `cursor` is set. */
+/** A page of the REST list (docs/notifications.md §2.1, §2.0): offset paging, or keyset paging when `cursor` is set. */
 export interface ListQuery {
   limit: number;
   offset: number;
@@ -23,7 +23,7 @@ export interface ListQuery {
   cursor: Cursor | null;
 }
 
-/** The filters of `svc_get_notifications` (notifications.md §7). */
+/** The filters of `svc_get_notifications` (docs/notifications.md §7). */
 export interface AgentFilter {
   status: AgentStatusFilter;
   projectUuid: string | null;
@@ -37,7 +37,7 @@ export interface AgentFilter {
 export interface InboxState {
   /** '0' before the first notification. */
   version: string;
-  /** The global unread count (notifications.md §1). */
+  /** The global unread count (docs/notifications.md §1). */
   unreadCount: number;
   /** The recipient's stream position at which the count was read (counter only; 0 before any frame). */
   position: number;
@@ -46,7 +46,7 @@ export interface InboxState {
 /** A delta read: the recipient's head and unread count beside each row (one row of nulls beside them when none). */
 export type DeltaRow = Partial<NotificationRow> & { head: string | null; unreadCount: number | null };
 
-/** One notification's change (notifications.md §2, §2.0): a repeat matches no row, so it changes nothing. */
+/** One notification's change (docs/notifications.md §2, §2.0): a repeat matches no row, so it changes nothing. */
 export type Stamp = 'read' | 'archive' | 'unarchive' | { snoozeUntil: Date };
 
 /** Selected with these aliases, a raw row maps 1:1 onto the record. */
@@ -63,7 +63,7 @@ const LIST_COLUMNS = `${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) *
 const RECIPIENT_SQL = 'recipient_type = $1 AND recipient_uuid = $2 AND company_uuid = $3';
 const recipientParams = (r: Recipient): unknown[] => [r.type, r.uuid, r.companyUuid];
 
-/** The listable rows (notifications.md §1): not archived, not snoozed — exactly the predicate of the inbox indexes. */
+/** The listable rows (docs/notifications.md §1): not archived, not snoozed — exactly the predicate of the inbox indexes. */
 const LISTED_SQL = 'archived_at IS NULL AND snoozed_until IS NULL';
 
 /** Keyset condition after a cursor (§2.0) on the lists' order `created_at DESC, uuid` (both parameters appended). */
@@ -73,7 +73,7 @@ function afterCursorSql(cursor: Exclude<Cursor, 'top'>, params: unknown[]): stri
 }
 
 /**
- * The REST list (notifications.md §2): newest first, straight off one of the inbox indexes, no sort step. In cursor
+ * The REST list (docs/notifications.md §2): newest first, straight off one of the inbox indexes, no sort step. In cursor
  * mode (§2.0) it starts after the cursor and reads one row more than the page, to know whether another page follows.
  * One prepared statement per shape: the name follows the filters and mode, the text only depends on them.
  */
@@ -99,7 +99,7 @@ export const INBOX_STATEMENT = {
 };
 
 /**
- * A delta (notifications.md §2.0) in one statement, so one snapshot: the recipient's head and unread count, and the
+ * A delta (docs/notifications.md §2.0) in one statement, so one snapshot: the recipient's head and unread count, and the
  * rows changed after `$5`, oldest position first (`notification_delta_idx`; ordered by the column, not the text alias), at most `$6`. Without rows the answer is
  * one row of nulls beside the head. `$4` is the recipient's stream key.
  */
@@ -137,7 +137,7 @@ function agentWhere(f: AgentFilter, params: unknown[]): string {
 }
 
 /**
- * The notification inbox's SQL (notifications.md §1, §2): reads of a recipient's rows — always inside its company —
+ * The notification inbox's SQL (docs/notifications.md §1, §2): reads of a recipient's rows — always inside its company —
  * and the writes of the inbox, which run in the caller's transaction and stamp the rows they change with the
  * recipient's position `n` taken first in that transaction (notification-frames.ts). Writes wrap their UPDATE in a
  * CTE so the driver hands back plain rows (a bare UPDATE answers [rows, count]).

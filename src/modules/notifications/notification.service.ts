@@ -47,7 +47,7 @@ export function keysetPage(rows: NotificationRow[], limit: number): { notificati
 }
 
 /**
- * The caller's inbox (notifications.md §2, §2.0): pages and counts with their entity tags, and the writes — read,
+ * The caller's inbox (docs/notifications.md §2, §2.0): pages and counts with their entity tags, and the writes — read,
  * archive, unarchive, snooze, read-all and the snooze wake-up. The recipient is always the authenticated actor.
  * Every write that changes at least one row publishes one frame with the new unread count, at the recipient's next
  * stream position taken and logged in the write's transaction; a write that changes nothing publishes nothing and
@@ -103,7 +103,7 @@ export class NotificationService {
   }
 
   /**
-   * `pollAfterSeconds` / `X-Poll-Interval` (notifications.md §2.0): the pause the service asks for before the next
+   * `pollAfterSeconds` / `X-Poll-Interval` (docs/notifications.md §2.0): the pause the service asks for before the next
    * poll, longer while requests queue for a database connection.
    */
   pollAfterSeconds(waited: boolean): number {
@@ -215,7 +215,7 @@ export class NotificationService {
   }
 
   /**
-   * A write to one recipient's notifications, in one transaction of the runner (notifications.md §2.0): it first
+   * A write to one recipient's notifications, in one transaction of the runner (docs/notifications.md §2.0): it first
    * takes the recipient's next position (heads locked in key order), which `change` stamps on the rows it changes;
    * when it changed any, the frame is logged at that position with the unread count read in the transaction, and
    * published after commit. A write that changed nothing is rolled back (`rollbackOnly`): it gives its position

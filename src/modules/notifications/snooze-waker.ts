@@ -11,7 +11,7 @@ export const SNOOZE_SCAN_MS = 15_000;
 const WAKE_BATCH = 500;
 
 /**
- * Brings snoozed notifications back when their time comes (notifications.md §2.0). Every instance scans for the next
+ * Brings snoozed notifications back when their time comes (docs/notifications.md §2.0). Every instance scans for the next
  * due time every SNOOZE_SCAN_MS and sets a timer for it when it falls before the next scan; the wake-up itself is a
  * write per recipient that only matches rows still snoozed and due, so when several instances wake the same rows,
  * exactly one changes them and publishes the `new_notification` frame.

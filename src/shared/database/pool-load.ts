@@ -12,7 +12,7 @@ export interface PoolLoadReading {
 const DEFAULT_POOL_SIZE = 10;
 
 /**
- * How busy the database pool is, for callers that adapt to it (the inbox's poll hint, notifications.md §2.0). The
+ * How busy the database pool is, for callers that adapt to it (the inbox's poll hint, docs/notifications.md §2.0). The
  * one place that knows where TypeORM keeps its pg pool (the driver's `master`).
  */
 @Injectable()

@@ -1,5 +1,5 @@
 /**
- * Rules of the inbox (notifications.md §2.0, §2.1; README "The agent inbox"): list and delta bounds, waits, the
+ * Rules of the inbox (docs/notifications.md §2.0, §2.1; README "The agent inbox"): list and delta bounds, waits, the
  * snooze window and the poll hint. Pure.
  */
 import { ValidationError } from '../../../shared/errors/app-error.js';

@@ -20,7 +20,7 @@ function declaredFields(dto: new () => object): Set<string> {
 }
 
 /**
- * The body rules of notifications.md §2.1 around the REST validation of the DTO: text PostgreSQL cannot store is
+ * The body rules of docs/notifications.md §2.1 around the REST validation of the DTO: text PostgreSQL cannot store is
  * refused first (as the global pipe does for every body); a body that is not a JSON object is "Request body must be a
  * JSON object"; fields the DTO does not declare are ignored or refused ("Unknown field"); then the REST pipe checks and
  * transforms the declared ones. A body refused for several fields lists them in the body's key order.

@@ -8,7 +8,7 @@ import type { PositionInput } from '../domain/inbox.rules.js';
 import { isoTimeOf, POSITION_MESSAGE, positionOf, UNTIL_MESSAGE } from '../inbox-inputs.js';
 import { Parsed } from './parsed.js';
 
-/** The bodies of the inbox routes (notifications.md §2.1, §2.0); read by InboxBody, which ignores or refuses other fields. */
+/** The bodies of the inbox routes (docs/notifications.md §2.1, §2.0); read by InboxBody, which ignores or refuses other fields. */
 
 /**
  * `POST /api/notifications/read-all`, optional: one project, and with `upTo` only the notifications that arrived at
@@ -40,7 +40,7 @@ export class SnoozeNotificationBody {
 const Flag = (): PropertyDecorator =>
   applyDecorators(ApiPropertyOptional({ type: 'boolean' }), ValidateIf((_body: object, value: unknown) => value !== undefined), IsBoolean({ message: 'must be a boolean' }));
 
-/** `PUT /api/notifications/preferences` (notifications.md §6): any subset of the twelve flags. */
+/** `PUT /api/notifications/preferences` (docs/notifications.md §6): any subset of the twelve flags. */
 export class NotificationPreferencesBody {
   @Flag() taskAssigned?: boolean;
   @Flag() taskStatusChanged?: boolean;

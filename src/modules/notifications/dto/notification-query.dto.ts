@@ -7,7 +7,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT_SECONDS, type PositionInput } from '
 import { CURSOR_MESSAGE, cursorOf, POSITION_MESSAGE, positionOf, WAIT_MESSAGE, waitSecondsOf, type Cursor } from '../inbox-inputs.js';
 import { Parsed, RequiresAfter } from './parsed.js';
 
-/** notifications.md §2.1 integer test: an optional minus and digits parse (huge values stay finite); else null. */
+/** docs/notifications.md §2.1 integer test: an optional minus and digits parse (huge values stay finite); else null. */
 function integerOf(v: unknown): number | null {
   if (typeof v !== 'string' || !/^-?\d+$/.test(v)) return null;
   return Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(v)));
@@ -16,7 +16,7 @@ function integerOf(v: unknown): number | null {
 const lowerCased = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.toLowerCase() : value);
 
 /**
- * `GET /api/notifications` (notifications.md §2.1, §2.0): a page — by offset, or by `cursor` — or, with `after`, a
+ * `GET /api/notifications` (docs/notifications.md §2.1, §2.0): a page — by offset, or by `cursor` — or, with `after`, a
  * delta (then the list parameters are ignored, not even checked). `limit`, `offset` and `unreadOnly` are lenient:
  * clamped or defaulted, never refused. The others refuse one field at a time, in the order the spec's parser checked
  * them — `after`, `waitSeconds`, `projectUuid`, `cursor` — so a field is only checked while the ones before it
