@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { AgentInboxService } from '../../src/modules/notifications/agent-inbox.service.js';
-import { InboxBodyPipe } from '../../src/modules/notifications/dto/inbox-body.js';
+import { InboxBodyPipe } from '../../src/modules/notifications/dto/inbox-body.pipe.js';
 import { NotificationPreferencesBody, ReadAllNotificationsBody } from '../../src/modules/notifications/dto/notification-body.dto.js';
 import { ListNotificationsQuery } from '../../src/modules/notifications/dto/notification-query.dto.js';
 import { InboxDeltaService } from '../../src/modules/notifications/inbox-delta.service.js';

@@ -5,7 +5,7 @@ import { CurrentActor, SessionOrKey } from '../../shared/auth/decorators.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
 import { ClientGone } from '../../shared/http/client-gone.js';
 import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
-import { InboxBody } from './dto/inbox-body.js';
+import { InboxBody } from './dto/inbox-body.pipe.js';
 import { NotificationPreferencesBody, ReadAllNotificationsBody, SnoozeNotificationBody } from './dto/notification-body.dto.js';
 import { ListNotificationsQuery } from './dto/notification-query.dto.js';
 import { InboxCacheInterceptor } from './inbox-cache.interceptor.js';

@@ -40,6 +40,7 @@ export interface CheckinNotification {
   createdAt: string;
 }
 
+/** A row as NotificationRepository selects it: its column aliases map it 1:1 onto the record. */
 export type NotificationRow = Omit<NotificationRecord, 'readAt' | 'archivedAt' | 'snoozedUntil' | 'createdAt'> & {
   readAt: Date | null;
   archivedAt: Date | null;

@@ -80,7 +80,7 @@ export class NotificationService {
    * come from it, so a match costs that one lookup and a miss adds only the page of rows (read after it: the answer
    * is never labelled with a version newer than what it shows).
    */
-  async page(actor: Actor, q: ListQuery): Promise<TaggedAnswer<InboxPage>> {
+  private async page(actor: Actor, q: ListQuery): Promise<TaggedAnswer<InboxPage>> {
     const r = recipientOf(actor);
     const state = await this.notifications.state(r);
     return {
@@ -167,13 +167,29 @@ export class NotificationService {
     return { unread, recent: rows.map(toCheckinNotification) };
   }
 
+  /** The earliest time any notification is snoozed until (the waker's next timer), or null. */
+  nextSnoozeDue(): Promise<Date | null> {
+    return this.notifications.nextSnoozeDue();
+  }
+
+  /**
+   * One pass of the snooze waker: up to `limit` notifications whose snooze is due, woken recipient by recipient. How
+   * many were due, and how many of them this call woke (the others another instance woke first).
+   */
+  async wakeDue(limit: number): Promise<{ due: number; woke: number }> {
+    const due = await this.notifications.dueSnoozes(limit);
+    let woke = 0;
+    for (const d of due) woke += await this.wake(d.recipient, d.uuids);
+    return { due: due.length, woke };
+  }
+
   /**
    * Wakes the given notifications of one recipient whose snooze is due: `snoozedUntil` and `readAt` cleared, a new
    * arrival position, one `new_notification` frame copied from the newest of them. Rows another instance woke first
    * no longer match, so each wake-up happens (and is announced) exactly once. Returns how many woke. The write runs
    * as the recipient itself (its own snooze came due; the runner's actor only scopes change events, and it has none).
    */
-  async wake(r: Recipient, uuids: readonly string[]): Promise<number> {
+  private async wake(r: Recipient, uuids: readonly string[]): Promise<number> {
     const owner: Actor = { type: r.type, uuid: r.uuid, companyUuid: r.companyUuid, name: '', ownerUuid: null, permissions: new Set() };
     const { result } = await this.write(owner, r, async (em, n) => {
       const rows = await this.notifications.wake(em, r, uuids, n);

@@ -2,7 +2,6 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { Logger } from 'pino';
 import { Lifecycle } from '../../shared/lifecycle.js';
 import { LOGGER } from '../../shared/logging/logger.js';
-import { NotificationRepository } from './notification.repository.js';
 import { NotificationService } from './notification.service.js';
 
 /** How often every instance looks for the next due snooze (snoozes end at least 3 minutes ahead, so none is missed). */
@@ -11,9 +10,9 @@ export const SNOOZE_SCAN_MS = 15_000;
 const WAKE_BATCH = 500;
 
 /**
- * Brings snoozed notifications back when their time comes (docs/notifications.md §2.0). Every instance scans for the next
- * due time every SNOOZE_SCAN_MS and sets a timer for it when it falls before the next scan; the wake-up itself is a
- * write per recipient that only matches rows still snoozed and due, so when several instances wake the same rows,
+ * Brings snoozed notifications back when their time comes (docs/notifications.md §2.0). Every instance scans for the
+ * next due time every SNOOZE_SCAN_MS and sets a timer for it when it falls before the next scan; the wake-up itself is
+ * a write per recipient that only matches rows still snoozed and due, so when several instances wake the same rows,
  * exactly one changes them and publishes the `new_notification` frame.
  */
 @Injectable()
@@ -24,7 +23,6 @@ export class SnoozeWaker implements OnApplicationBootstrap {
   private stopped = false;
 
   constructor(
-    private readonly repository: NotificationRepository,
     private readonly notifications: NotificationService,
     @Inject(LOGGER) private readonly logger: Logger,
     lifecycle: Lifecycle,
@@ -49,7 +47,7 @@ export class SnoozeWaker implements OnApplicationBootstrap {
   async scan(): Promise<void> {
     if (this.stopped) return;
     try {
-      const due = await this.repository.nextSnoozeDue();
+      const due = await this.notifications.nextSnoozeDue();
       if (due) this.arm(due.getTime());
     } catch (err) {
       this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'snooze scan failed');
@@ -75,12 +73,9 @@ export class SnoozeWaker implements OnApplicationBootstrap {
     try {
       for (;;) {
         if (this.stopped) return;
-        const due = await this.repository.dueSnoozes(WAKE_BATCH);
-        if (!due.length) break;
-        let woke = 0;
-        for (const d of due) woke += await this.notifications.wake(d.recipient, d.uuids);
-        // Everything found was woken by another instance meanwhile: it will find the rest.
-        if (!woke) break;
+        const { due, woke } = await this.notifications.wakeDue(WAKE_BATCH);
+        // Nothing due; or everything found was woken by another instance meanwhile: it will find the rest.
+        if (!due || !woke) break;
       }
       await this.scan();
     } catch (err) {

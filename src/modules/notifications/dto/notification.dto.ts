@@ -2,6 +2,7 @@ import { IntersectionType } from '@nestjs/swagger';
 import { BooleanField, EnumField, IntegerField, TextField, UuidArgs, UuidField } from '../../../shared/validation/fields.js';
 import { PagingArgsDto } from '../../../shared/validation/paging-args.dto.js';
 
+/** `svc_get_notifications`' `status` (docs/notifications.md §7). */
 export const AGENT_STATUS_FILTERS = ['unread', 'read', 'all'] as const;
 export type AgentStatusFilter = (typeof AGENT_STATUS_FILTERS)[number];
 

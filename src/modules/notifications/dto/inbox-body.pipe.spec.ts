@@ -1,6 +1,6 @@
 import { AppError } from '../../../shared/errors/app-error.js';
 import { PREFERENCE_FIELDS } from '../domain/notification.rules.js';
-import { InboxBodyPipe } from './inbox-body.js';
+import { InboxBodyPipe } from './inbox-body.pipe.js';
 import { NotificationPreferencesBody, ReadAllNotificationsBody, SnoozeNotificationBody } from './notification-body.dto.js';
 
 const P = '3f1c2a4b-5d6e-4f70-8a9b-0c1d2e3f4a5b';
