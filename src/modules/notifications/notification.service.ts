@@ -128,7 +128,7 @@ export class NotificationService {
    * Hides a notification until `until` (3 minutes to a year ahead), when the waker brings it back unread with a
    * `new_notification` frame. Snoozing again to the same time changes nothing.
    */
-  snooze(actor: Actor, uuid: string, until: Date): Promise<NotificationRecord> {
+  async snooze(actor: Actor, uuid: string, until: Date): Promise<NotificationRecord> {
     return this.stamp(actor, uuid, { snoozeUntil: checkSnoozeWindow(until, Date.now()) });
   }
 
@@ -138,12 +138,13 @@ export class NotificationService {
    * those it changed. An `upTo` of another log or ahead of the caller's head is VALIDATION_ERROR on `upTo`.
    */
   async readAll(actor: Actor, scope: { projectUuid?: string | null; upTo?: PositionInput | null }): Promise<{ count: number }> {
+    const r = recipientOf(actor);
     const upTo = scope.upTo ?? null;
     if (upTo && upTo.epoch !== (await this.log.epoch())) throw unknownPosition('upTo');
-    const { result } = await this.write(actor, recipientOf(actor), async (em, n) => {
+    const { result } = await this.write(actor, r, async (em, n) => {
       // The reserved position is the head plus one: anything at or above it is not a position handed out yet.
       if (upTo && upTo.n >= n) throw unknownPosition('upTo');
-      const changed = await this.notifications.markAllRead(em, recipientOf(actor), { projectUuid: scope.projectUuid ?? null, upTo: upTo?.n ?? null }, n);
+      const changed = await this.notifications.markAllRead(em, r, { projectUuid: scope.projectUuid ?? null, upTo: upTo?.n ?? null }, n);
       return { result: changed, changed };
     });
     return { count: result };
