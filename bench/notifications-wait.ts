@@ -11,7 +11,7 @@
  *
  * - Delta read at 1M rows: `GET /api/notifications?after=<position 9,990 of an agent>` (10 records), sequentially,
  *   after a warm-up; HTTP round trip and B's own access-log duration, p50/p99, B's queries per read; EXPLAIN
- *   (ANALYZE, BUFFERS) of the delta statement (DELTA_SQL) on the filled table.
+ *   (ANALYZE, BUFFERS) of the delta statement (DELTA_STATEMENT) on the filled table.
  * - Mode "poll": every agent asks `after=<its position>` once a second (each at its own random phase). Mode "wait": every
  *   agent asks with `waitSeconds=25` and asks again as soon as it has its answer. Each mode runs BENCH_WAIT_SECONDS
  *   (default 120) of production plus a short grace so the last notification is collected; reported per mode:
@@ -29,8 +29,8 @@ import os from 'node:os';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
-import { DELTA_SQL } from '../src/modules/notifications/notification.queries.js';
-import { DELTA_MAX_RECORDS } from '../src/modules/notifications/notification.service.js';
+import { DELTA_MAX_RECORDS } from '../src/modules/notifications/domain/inbox.rules.js';
+import { DELTA_STATEMENT } from '../src/modules/notifications/notification.repository.js';
 import { parsePosition, recipientKey } from '../src/shared/stream-log/position.js';
 import { api } from './lib/rest.js';
 import { scratchDatabase } from './lib/scratch-db.js';
@@ -347,12 +347,12 @@ async function measureDelta(b: ServiceProcess, agent: BenchAgent): Promise<{ aft
 }
 
 /**
- * EXPLAIN (ANALYZE, BUFFERS) of the delta statement the service runs (DELTA_SQL, with the parameters of
+ * EXPLAIN (ANALYZE, BUFFERS) of the delta statement the service runs (DELTA_STATEMENT, with the parameters of
  * NotificationService#readDelta: recipient type, uuid, company, stream key, after, DELTA_MAX_RECORDS + 1).
  */
 async function explainDelta(q: Query, agent: BenchAgent, companyUuid: string, after: number): Promise<string[]> {
   const params = ['agent', agent.uuid, companyUuid, recipientKey('agent', agent.uuid), after, DELTA_MAX_RECORDS + 1];
-  const plan = await q(`EXPLAIN (ANALYZE, BUFFERS) ${DELTA_SQL}`, params);
+  const plan = await q(`EXPLAIN (ANALYZE, BUFFERS) ${DELTA_STATEMENT.text}`, params);
   return plan.map((p) => String(p['QUERY PLAN']));
 }
 
@@ -419,7 +419,7 @@ async function main(): Promise<void> {
       `  baseline unread-count (same agent, alternating) round trip p50 ${base.p50} p99 ${base.p99} | server p50 ${base.serverP50} p99 ${base.serverP99} | delta/baseline p99 round trip ${round(delta.p99 / base.p99, 2)}× server ${round(delta.serverP99 / Math.max(base.serverP99, 0.1), 2)}×`,
     );
     const plan = await explainDelta(q, seeded.agents[0], seeded.company.uuid, parsePosition(delta.after)!.n);
-    console.log('\nEXPLAIN (ANALYZE, BUFFERS) — the delta statement (DELTA_SQL)');
+    console.log('\nEXPLAIN (ANALYZE, BUFFERS) — the delta statement (DELTA_STATEMENT)');
     for (const l of plan) console.log(`  ${l}`);
     const deltaIndexes = [...new Set(plan.flatMap((l) => [...l.matchAll(/Index (?:Only )?Scan (?:Backward )?using (\S+)/g)].map((m) => m[1])))];
 

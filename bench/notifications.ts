@@ -13,8 +13,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { pino } from 'pino';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
-import { parseListQuery } from '../src/modules/notifications/domain/notification-request.rules.js';
-import { INBOX_SQL, listSql, type Recipient } from '../src/modules/notifications/notification.queries.js';
+import { INBOX_STATEMENT, listStatement, type ListQuery, type Recipient } from '../src/modules/notifications/notification.repository.js';
 import { scratchDatabase } from './lib/scratch-db.js';
 import { startServiceProcess } from './lib/service-process.js';
 import { pct } from './lib/stats.js';
@@ -183,12 +182,15 @@ async function main(): Promise<void> {
 
     // The exact statements the service runs (same builders), explained on the filled table.
     const r: Recipient = { type: 'user', uuid: hot.uuid, companyUuid: company.uuid };
-    const list = (query: Record<string, string>): { sql: string; params: unknown[] } => listSql(r, parseListQuery(query));
+    const list = (query: Partial<ListQuery>): { sql: string; params: unknown[] } => {
+      const { text, params } = listStatement(r, { limit: 50, offset: 0, unreadOnly: false, projectUuid: null, cursor: null, ...query });
+      return { sql: text, params };
+    };
     const explained: Array<[string, { sql: string; params: unknown[] }]> = [
       ['list', list({})],
-      ['listUnreadOnly', list({ unreadOnly: 'true' })],
+      ['listUnreadOnly', list({ unreadOnly: true })],
       ['listProject', list({ projectUuid: project })],
-      ['inbox row (ETag version, unread count)', { sql: INBOX_SQL, params: [r.type, r.uuid] }],
+      ['inbox row (ETag version, unread count)', { sql: INBOX_STATEMENT.text, params: [r.type, r.uuid] }],
     ];
     const indexes: Record<string, string[]> = {};
     for (const [name, { sql, params }] of explained) {

@@ -16,6 +16,7 @@ import { RouteTable } from './http/route-table.js';
 import { Lifecycle } from './lifecycle.js';
 import { LOGGER } from './logging/logger.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { PoolLoad } from './database/pool-load.js';
 import { TransactionRunner } from './database/transaction-runner.js';
 import { StreamLog } from './stream-log/stream-log.js';
 import { createValidationPipe } from './validation/validation.pipe.js';
@@ -59,12 +60,13 @@ export class CoreModule {
           useFactory: (host: HttpAdapterHost) => new RouteTable(() => host.httpAdapter.getInstance() as Application),
         },
         TransactionRunner,
+        PoolLoad,
         StreamLog,
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: RequestDeadlineInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
-      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable, TransactionRunner, StreamLog],
+      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable, TransactionRunner, PoolLoad, StreamLog],
     };
   }
 }

@@ -15,8 +15,8 @@ import { agentActor, type Harness, testStreamLog, userActor, World } from '../ut
 import { bindOnEvent } from '../utils/on-event.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, MentionEntity, NotificationEntity, TaskEntity } from '../../src/entities.js';
-import { InboxWaits } from '../../src/modules/notifications/inbox-waits.js';
-import { Lifecycle } from '../../src/shared/lifecycle.js';
+import type { NotificationPreferenceService } from '../../src/modules/notifications/notification-preference.service.js';
+import { notificationInbox } from '../utils/notification-inbox.js';
 import { reactionsEmitter } from '../utils/on-event.js';
 
 type Who = { type: 'user' | 'agent'; uuid: string };
@@ -30,6 +30,7 @@ let f: CollabFactory;
 let drive: MutationDriver;
 let generator: NotificationGenerator;
 let inbox: NotificationService;
+let preferences: NotificationPreferenceService;
 const frames: NotificationMessage[] = [];
 const logs: Array<Record<string, unknown>> = [];
 
@@ -62,7 +63,7 @@ beforeAll(async () => {
   const metrics = new MetricsService();
   generator = new NotificationGenerator(db, h.bus, metrics, testStreamLog(db), pino({ level: 'info' }, sink));
   bindOnEvent(h.emitter, generator);
-  inbox = new NotificationService(db, h.bus, metrics, testStreamLog(db), new InboxWaits(h.bus, new Lifecycle()));
+  ({ inbox, preferences } = notificationInbox(db, h, metrics));
   h.bus.subscribe('notification', (m) => frames.push(m));
   f = new CollabFactory(db);
   drive = new MutationDriver(h.runner);
@@ -245,7 +246,7 @@ describe('filtering (notifications.md §4.3)', () => {
   });
 
   it('a preference set to false suppresses only its own category', async () => {
-    await inbox.updatePreferences(helper, { taskAssigned: false });
+    await preferences.update(helper, { taskAssigned: false });
     const t = await f.task(project, who(alice));
     await h.runner.run(dev, async (tx) => {
       await tx.manager.update(TaskEntity, { uuid: t.uuid }, { assigneeType: 'agent', assigneeUuid: helper.uuid, status: 'assigned' });
@@ -323,7 +324,7 @@ describe('@mentions (notifications.md §5)', () => {
   });
 
   it('stores the Mention row even when the target muted mentions', async () => {
-    await inbox.updatePreferences(carol, { mentioned: false });
+    await preferences.update(carol, { mentioned: false });
     const i = await f.idea(project, who(alice));
     await drive.editText(bob, 'idea', i, `cc ${mention(carol)}`);
     expect(await rows()).toEqual([]);

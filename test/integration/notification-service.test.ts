@@ -1,24 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
-import { NotificationService } from '../../src/modules/notifications/index.js';
+import type { NotificationService } from '../../src/modules/notifications/index.js';
+import type { AgentInboxService } from '../../src/modules/notifications/agent-inbox.service.js';
+import type { InboxPage } from '../../src/modules/notifications/notification.service.js';
+import type { NotificationPreferenceService } from '../../src/modules/notifications/notification-preference.service.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { AppError } from '../../src/shared/errors/app-error.js';
 import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
-import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
-import { agentActor, testStreamLog, userActor, World } from '../utils/world.js';
+import { agentActor, userActor, World } from '../utils/world.js';
+import { notificationInbox, restInput } from '../utils/notification-inbox.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { NotificationEntity } from '../../src/entities.js';
-import { InboxWaits } from '../../src/modules/notifications/inbox-waits.js';
-import { Lifecycle } from '../../src/shared/lifecycle.js';
 
 let world: World;
 
 let tdb: TestDatabase;
 let db: DataSource;
 let svc: NotificationService;
+let agentInbox: AgentInboxService;
+let preferences: NotificationPreferenceService;
 let n: NotificationFactory;
 const frames: NotificationMessage[] = [];
 let me: Actor;
@@ -30,6 +33,21 @@ const P2 = randomUUID();
 
 const inbox = (a: Actor): Inbox => ({ type: a.type, uuid: a.uuid, companyUuid: a.companyUuid });
 const fresh = async (uuid: string) => db.getRepository(NotificationEntity).findOneByOrFail({ uuid });
+
+/** The REST list as the route reads it: the query through the REST pipe, then the page (never a delta here). */
+async function listed(a: Actor, raw: Record<string, unknown> = {}): Promise<InboxPage> {
+  const answer = await svc.list(a, await restInput.listQuery(raw));
+  if (answer.kind !== 'tagged') throw new Error('expected a page');
+  return (await answer.body()) as InboxPage;
+}
+const listTag = async (a: Actor, raw: Record<string, unknown>): Promise<string> => {
+  const answer = await svc.list(a, await restInput.listQuery(raw));
+  if (answer.kind !== 'tagged') throw new Error('expected a page');
+  return answer.tag;
+};
+const unreadCount = async (a: Actor): Promise<number> => (await (await svc.unreadCount(a)).body()).count;
+const readAll = async (a: Actor, raw: unknown): Promise<{ count: number }> => svc.readAll(a, await restInput.readAll(raw));
+const updatePreferences = async (a: Actor, raw: unknown) => preferences.update(a, await restInput.preferences(raw));
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string } & Record<string, unknown>> {
   try {
@@ -46,7 +64,7 @@ beforeAll(async () => {
   tdb = world.db;
   db = tdb.dataSource;
   const h = world.h;
-  svc = new NotificationService(db, h.bus, new MetricsService(), testStreamLog(db), new InboxWaits(h.bus, new Lifecycle()));
+  ({ inbox: svc, agent: agentInbox, preferences } = notificationInbox(db, h));
   h.bus.subscribe('notification', (m) => frames.push(m));
   n = new NotificationFactory(db);
   const ids = new IdentityFactory(db);
@@ -75,7 +93,7 @@ describe('list and count', () => {
     await n.insert(inbox(me), { archivedAt: new Date() });
     await n.insert(inbox(colleague));
     await n.insert(inbox(stranger));
-    const res = await svc.list(me, {});
+    const res = await listed(me, {});
     expect(res.notifications.map((x) => x.uuid)).toEqual([lo.uuid, hi.uuid, b.uuid, a.uuid]);
     expect(res.unreadCount).toBe(3);
     expect(Object.keys(res.notifications[0])).toEqual([
@@ -85,13 +103,13 @@ describe('list and count', () => {
     expect(res.notifications[1].readAt).toEqual(expect.stringMatching(/Z$/));
     expect(res.notifications[0]).toMatchObject({ readAt: null, archivedAt: null, createdAt: tieAt.toISOString() });
 
-    expect((await svc.list(me, { unreadOnly: 'true' })).notifications.map((x) => x.uuid)).toEqual([lo.uuid, b.uuid, a.uuid]);
-    const p1 = await svc.list(me, { projectUuid: P1, unreadOnly: 'true' });
+    expect((await listed(me, { unreadOnly: 'true' })).notifications.map((x) => x.uuid)).toEqual([lo.uuid, b.uuid, a.uuid]);
+    const p1 = await listed(me, { projectUuid: P1, unreadOnly: 'true' });
     expect(p1).toEqual({ notifications: [expect.objectContaining({ uuid: b.uuid }), expect.objectContaining({ uuid: a.uuid })], unreadCount: 3 });
-    expect((await svc.list(me, { limit: '1', offset: '1' })).notifications.map((x) => x.uuid)).toEqual([hi.uuid]);
-    expect((await svc.list(me, { projectUuid: randomUUID() })).notifications).toEqual([]);
-    expect(await svc.unreadCount(me)).toBe(3);
-    expect(await svc.unreadCount(stranger)).toBe(1);
+    expect((await listed(me, { limit: '1', offset: '1' })).notifications.map((x) => x.uuid)).toEqual([hi.uuid]);
+    expect((await listed(me, { projectUuid: randomUUID() })).notifications).toEqual([]);
+    expect(await unreadCount(me)).toBe(3);
+    expect(await unreadCount(stranger)).toBe(1);
   });
 });
 
@@ -107,6 +125,30 @@ describe('read, archive, read-all', () => {
     expect(frames).toHaveLength(1);
   });
 
+  it('a write that changes nothing takes no position and logs no frame (its transaction is rolled back)', async () => {
+    const x = await n.insert(inbox(me));
+    const head = async (): Promise<{ position: number; logged: number }> => {
+      const [row]: Array<{ position: number | null; logged: number }> = await db.query(
+        `SELECT (SELECT position::int FROM stream_head WHERE stream = 'n' AND key = $1) AS position,
+                (SELECT count(*)::int FROM stream_log WHERE stream = 'n' AND key = $1) AS logged`,
+        [`user:${me.uuid}`],
+      );
+      return { position: row.position ?? 0, logged: row.logged };
+    };
+    await svc.read(me, x.uuid);
+    const after = await head();
+    expect(after.logged).toBe(after.position);
+    await svc.read(me, x.uuid);
+    await svc.archive(me, x.uuid);
+    await svc.archive(me, x.uuid);
+    await readAll(me, undefined);
+    expect(await head()).toEqual({ position: after.position + 1, logged: after.logged + 1 });
+    expect(frames.map((f) => f.frame)).toEqual([
+      { type: 'count_update', unreadCount: 0 },
+      { type: 'count_update', unreadCount: 0 },
+    ]);
+  });
+
   it('archive sets archivedAt, leaves readAt alone, hides the row and is idempotent', async () => {
     const x = await n.insert(inbox(bot));
     const archived = await svc.archive(bot, x.uuid);
@@ -114,7 +156,7 @@ describe('read, archive, read-all', () => {
     expect(frames).toEqual([{ recipientType: 'agent', recipientUuid: bot.uuid, frame: { type: 'count_update', unreadCount: 0 } }]);
     expect((await svc.archive(bot, x.uuid)).archivedAt).toBe(archived.archivedAt);
     expect(frames).toHaveLength(1);
-    expect((await svc.list(bot, {})).notifications).toEqual([]);
+    expect((await listed(bot, {})).notifications).toEqual([]);
   });
 
   it('a missing, foreign, other-company or non-uuid notification is NOT_FOUND and changes nothing', async () => {
@@ -140,17 +182,17 @@ describe('read, archive, read-all', () => {
     await n.many(inbox(me), 3, { projectUuid: P2 });
     const archived = await n.insert(inbox(me), { projectUuid: P1, archivedAt: new Date() });
     await n.insert(inbox(colleague), { projectUuid: P1 });
-    expect(await svc.readAll(me, { projectUuid: P1, ignored: true })).toEqual({ count: 2 });
+    expect(await readAll(me, { projectUuid: P1, ignored: true })).toEqual({ count: 2 });
     expect(frames.map((f) => f.frame)).toEqual([{ type: 'count_update', unreadCount: 3 }]);
-    expect(await svc.readAll(me, undefined)).toEqual({ count: 3 });
-    expect(await svc.unreadCount(me)).toBe(0);
-    expect(await svc.unreadCount(colleague)).toBe(1);
+    expect(await readAll(me, undefined)).toEqual({ count: 3 });
+    expect(await unreadCount(me)).toBe(0);
+    expect(await unreadCount(colleague)).toBe(1);
     expect((await fresh(archived.uuid)).readAt).toBeNull();
     frames.length = 0;
-    expect(await svc.readAll(me, {})).toEqual({ count: 0 });
+    expect(await readAll(me, {})).toEqual({ count: 0 });
     expect(frames).toEqual([]);
-    expect((await refusal(svc.readAll(me, { projectUuid: 'x' }))).code).toBe('VALIDATION_ERROR');
-    expect((await refusal(svc.readAll(me, ['x']))).code).toBe('VALIDATION_ERROR');
+    expect((await refusal(readAll(me, { projectUuid: 'x' }))).code).toBe('VALIDATION_ERROR');
+    expect((await refusal(readAll(me, ['x']))).code).toBe('VALIDATION_ERROR');
   });
 });
 
@@ -161,18 +203,18 @@ describe('preferences', () => {
   });
 
   it('creates the default row on first read and updates any subset', async () => {
-    const prefs = await svc.getPreferences(bot);
+    const prefs = await preferences.get(bot);
     expect(prefs).toEqual({ uuid: expect.any(String), ownerType: 'agent', ownerUuid: bot.uuid, ...all(true) });
-    expect(await svc.getPreferences(bot)).toEqual(prefs);
-    const updated = await svc.updatePreferences(bot, { mentioned: false, taskVerified: false });
+    expect(await preferences.get(bot)).toEqual(prefs);
+    const updated = await updatePreferences(bot, { mentioned: false, taskVerified: false });
     expect(updated).toEqual({ ...prefs, mentioned: false, taskVerified: false });
-    expect(await svc.updatePreferences(bot, {})).toEqual(updated);
-    expect(await svc.updatePreferences(bot, { mentioned: true })).toEqual({ ...prefs, taskVerified: false });
+    expect(await updatePreferences(bot, {})).toEqual(updated);
+    expect(await updatePreferences(bot, { mentioned: true })).toEqual({ ...prefs, taskVerified: false });
   });
 
   it('a first PUT creates the row; an invalid body saves nothing', async () => {
-    expect(await svc.updatePreferences(me, { commentAdded: false })).toMatchObject({ ownerType: 'user', ownerUuid: me.uuid, commentAdded: false, mentioned: true });
-    const r = await refusal(svc.updatePreferences(me, { commentAdded: true, nope: true, mentioned: 'no' }));
+    expect(await updatePreferences(me, { commentAdded: false })).toMatchObject({ ownerType: 'user', ownerUuid: me.uuid, commentAdded: false, mentioned: true });
+    const r = await refusal(updatePreferences(me, { commentAdded: true, nope: true, mentioned: 'no' }));
     expect(r).toEqual({
       code: 'VALIDATION_ERROR',
       message: 'Invalid input',
@@ -181,8 +223,8 @@ describe('preferences', () => {
         { field: 'mentioned', message: 'must be a boolean' },
       ],
     });
-    expect((await svc.getPreferences(me)).commentAdded).toBe(false);
-    expect((await refusal(svc.updatePreferences(colleague, null))).code).toBe('VALIDATION_ERROR');
+    expect((await preferences.get(me)).commentAdded).toBe(false);
+    expect((await refusal(updatePreferences(colleague, null))).code).toBe('VALIDATION_ERROR');
     expect(await db.query('SELECT 1 FROM notification_preference WHERE owner_uuid = $1', [colleague.uuid])).toEqual([]);
   });
 });
@@ -191,7 +233,7 @@ describe('agent-facing methods (notifications.md §7)', () => {
   it('svc_get_notifications: returns unread rows as fetched, then marks them read and counts after', async () => {
     const rows = await n.many(inbox(bot), 4, { projectUuid: P1 });
     await n.insert(inbox(bot), { readAt: new Date() });
-    const page = await svc.getForAgent(bot, { pageSize: 3 });
+    const page = await agentInbox.list(bot, { pageSize: 3 });
     expect(page).toMatchObject({ page: 1, pageSize: 3, total: 4, unreadCount: 1 });
     expect(page.notifications.map((x) => [x.uuid, x.readAt])).toEqual([
       [rows[3].uuid, null],
@@ -206,24 +248,24 @@ describe('agent-facing methods (notifications.md §7)', () => {
   it('svc_get_notifications: autoMarkRead false, status read / all and the project filter change nothing', async () => {
     await n.many(inbox(bot), 2, { projectUuid: P1 });
     await n.insert(inbox(bot), { projectUuid: P2, readAt: new Date() });
-    expect(await svc.getForAgent(bot, { autoMarkRead: false })).toMatchObject({ total: 2, unreadCount: 2 });
-    expect(await svc.getForAgent(bot, { status: 'read' })).toMatchObject({ total: 1, unreadCount: 2 });
-    expect(await svc.getForAgent(bot, { status: 'all', projectUuid: P2 })).toMatchObject({ total: 1, unreadCount: 2 });
+    expect(await agentInbox.list(bot, { autoMarkRead: false })).toMatchObject({ total: 2, unreadCount: 2 });
+    expect(await agentInbox.list(bot, { status: 'read' })).toMatchObject({ total: 1, unreadCount: 2 });
+    expect(await agentInbox.list(bot, { status: 'all', projectUuid: P2 })).toMatchObject({ total: 1, unreadCount: 2 });
     expect(frames).toEqual([]);
-    expect((await refusal(svc.getForAgent(bot, { pageSize: 101 }))).code).toBe('VALIDATION_ERROR');
+    expect((await refusal(agentInbox.list(bot, { pageSize: 101 }))).code).toBe('VALIDATION_ERROR');
     // An unknown status is the tool's DTO's: src/modules/notifications/dto/notification.dto.spec.ts.
   });
 
   it('svc_mark_notification_read: one, all, or a validation error', async () => {
     const [x] = await n.many(inbox(bot), 3, { projectUuid: P1 });
     const msg = 'notificationUuid or all=true required';
-    expect(await refusal(svc.markRead(bot, {}))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
-    expect(await refusal(svc.markRead(bot, { notificationUuid: x.uuid, all: true }))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
-    expect(await refusal(svc.markRead(bot, { notificationUuid: randomUUID() }))).toEqual({ code: 'NOT_FOUND', message: 'Notification not found' });
-    const one = await svc.markRead(bot, { notificationUuid: x.uuid });
+    expect(await refusal(agentInbox.markRead(bot, {}))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
+    expect(await refusal(agentInbox.markRead(bot, { notificationUuid: x.uuid, all: true }))).toEqual({ code: 'VALIDATION_ERROR', message: msg });
+    expect(await refusal(agentInbox.markRead(bot, { notificationUuid: randomUUID() }))).toEqual({ code: 'NOT_FOUND', message: 'Notification not found' });
+    const one = await agentInbox.markRead(bot, { notificationUuid: x.uuid });
     expect(one).toEqual({ notification: expect.objectContaining({ uuid: x.uuid, readAt: expect.any(String) }) });
-    expect(await svc.markRead(bot, { all: true, projectUuid: P2 })).toEqual({ count: 0 });
-    expect(await svc.markRead(bot, { all: true })).toEqual({ count: 2 });
+    expect(await agentInbox.markRead(bot, { all: true, projectUuid: P2 })).toEqual({ count: 0 });
+    expect(await agentInbox.markRead(bot, { all: true })).toEqual({ count: 2 });
     expect(frames.map((f) => f.frame)).toEqual([
       { type: 'count_update', unreadCount: 2 },
       { type: 'count_update', unreadCount: 0 },
@@ -241,7 +283,7 @@ describe('agent-facing methods (notifications.md §7)', () => {
     expect((await fresh(rows[1].uuid)).readAt).toBeNull();
     expect(frames.map((f) => f.frame)).toEqual([{ type: 'count_update', unreadCount: 2 }]);
     frames.length = 0;
-    await svc.readAll(bot, undefined);
+    await readAll(bot, undefined);
     frames.length = 0;
     expect(await svc.checkinSummary(bot)).toEqual({ unread: 0, recent: [] });
     expect(frames).toEqual([]);
@@ -250,35 +292,35 @@ describe('agent-facing methods (notifications.md §7)', () => {
 
 describe('cache tags', () => {
   it('change with every write to the recipient’s rows, whoever writes them, and only then', async () => {
-    const t0 = await svc.listTag(me, {});
-    expect(await svc.listTag(me, {})).toBe(t0);
-    expect(await svc.listTag(me, { limit: '5' })).not.toBe(t0);
-    expect((await svc.unreadCountTagged(me)).tag).not.toBe(t0);
-    expect(await svc.listTag(colleague, {})).not.toBe(t0);
+    const t0 = await listTag(me, {});
+    expect(await listTag(me, {})).toBe(t0);
+    expect(await listTag(me, { limit: '5' })).not.toBe(t0);
+    expect((await svc.unreadCount(me)).tag).not.toBe(t0);
+    expect(await listTag(colleague, {})).not.toBe(t0);
 
     const x = await n.insert(inbox(me));
-    const t1 = await svc.listTag(me, {});
+    const t1 = await listTag(me, {});
     expect(t1).not.toBe(t0);
     await n.insert(inbox(colleague));
-    expect(await svc.listTag(me, {})).toBe(t1);
+    expect(await listTag(me, {})).toBe(t1);
 
     await svc.read(me, x.uuid);
-    const t2 = await svc.listTag(me, {});
+    const t2 = await listTag(me, {});
     expect(t2).not.toBe(t1);
     await svc.read(me, x.uuid);
-    await svc.readAll(me, undefined);
-    expect(await svc.listTag(me, {})).toBe(t2);
+    await readAll(me, undefined);
+    expect(await listTag(me, {})).toBe(t2);
 
     await svc.archive(me, x.uuid);
-    const t3 = await svc.listTag(me, {});
+    const t3 = await listTag(me, {});
     expect(t3).not.toBe(t2);
     // Another instance (or a script) writing directly bumps the same version.
     await db.query('UPDATE notification SET archived_at = NULL WHERE uuid = $1', [x.uuid]);
-    expect(await svc.listTag(me, {})).not.toBe(t3);
+    expect(await listTag(me, {})).not.toBe(t3);
   });
 
   it('validates the list query before reading anything', async () => {
-    expect(await refusal(svc.listTag(me, { projectUuid: 'x' }))).toEqual({
+    expect(await refusal(listTag(me, { projectUuid: 'x' }))).toEqual({
       code: 'VALIDATION_ERROR',
       message: 'Invalid input',
       details: [{ field: 'projectUuid', message: 'must be a uuid' }],

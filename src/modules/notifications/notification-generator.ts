@@ -25,7 +25,8 @@ import { archivedAgents, ideaCreators, loadEntities, preferencesOf, projectNames
 import { NotificationEntity } from './notification.entity.js';
 import { recipientKey } from '../../shared/stream-log/position.js';
 import { StreamLog } from '../../shared/stream-log/stream-log.js';
-import { countUnreadMany, publishFrames, recordFrames, reservePositions, type PositionedFrame } from './notification.queries.js';
+import { publishFrames, recordFrames, reservePositions, type PositionedFrame } from './notification-frames.js';
+import { countUnreadMany } from './notification.repository.js';
 
 const refKey = (r: Ref): string => `${r.type}:${r.uuid}`;
 const refOf = (type: Ref['type'] | null, uuid: string | null): Ref | null => (type && uuid ? { type, uuid } : null);

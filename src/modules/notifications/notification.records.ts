@@ -40,22 +40,13 @@ export interface CheckinNotification {
   createdAt: string;
 }
 
-/** Selected with these aliases, a raw row maps 1:1 onto the record. */
-export const NOTIFICATION_COLUMNS = `uuid, project_uuid AS "projectUuid", project_name AS "projectName",
-  recipient_type AS "recipientType", recipient_uuid AS "recipientUuid", entity_type AS "entityType",
-  entity_uuid AS "entityUuid", entity_title AS "entityTitle", action, message, actor_type AS "actorType",
-  actor_uuid AS "actorUuid", actor_name AS "actorName", read_at AS "readAt", archived_at AS "archivedAt",
-  snoozed_until AS "snoozedUntil", created_at AS "createdAt"`;
-
-/** The list columns plus the row's keyset key (`created_at` in microseconds, exact) for `nextCursor`. */
-export const LIST_COLUMNS = `${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS "cursorKey"`;
-
+/** A row as NotificationRepository selects it: its column aliases map it 1:1 onto the record. */
 export type NotificationRow = Omit<NotificationRecord, 'readAt' | 'archivedAt' | 'snoozedUntil' | 'createdAt'> & {
   readAt: Date | null;
   archivedAt: Date | null;
   snoozedUntil: Date | null;
   createdAt: Date;
-  /** Only selected by the lists (LIST_COLUMNS). */
+  /** Only selected by the lists (their keyset key). */
   cursorKey?: string;
   /** Only selected by deltas. */
   position?: string;

@@ -1,388 +1,199 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
-import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
+import { PoolLoad } from '../../shared/database/pool-load.js';
+import { TransactionRunner } from '../../shared/database/transaction-runner.js';
+import { NotFoundError } from '../../shared/errors/app-error.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import type { NotificationFrame } from '../../shared/event-bus/events.js';
-import { liftRequestDeadline } from '../../shared/http/request-deadline.interceptor.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
-import { preparedQuery } from '../../shared/database/prepared.js';
 import { formatPosition, recipientKey } from '../../shared/stream-log/position.js';
 import { StreamLog } from '../../shared/stream-log/stream-log.js';
-import { offsetOf, paging } from '../../shared/validation/paging.js';
-import {
-  formatCursor,
-  parseAgentDelta,
-  parseAgentListInput,
-  parseListQuery,
-  parseMarkReadInput,
-  parsePreferencesPatch,
-  parseReadAllBody,
-  parseSnoozeBody,
-  parseSnoozeUntil,
-  type AgentListInput,
-  type DeltaQuery,
-  type ListQuery,
-  type MarkReadInput,
-  type PositionInput,
-} from './domain/notification-request.rules.js';
-import { InboxWaits } from './inbox-waits.js';
-import { PREFERENCE_FIELDS, type PreferenceField } from './domain/notification.rules.js';
-import {
-  LIST_COLUMNS,
-  NOTIFICATION_COLUMNS,
-  toCheckinNotification,
-  toNotificationRecord,
-  type CheckinNotification,
-  type NotificationPreferences,
-  type NotificationRecord,
-  type NotificationRow,
-} from './notification.records.js';
-import {
-  afterCursorSql,
-  countUnread,
-  DELTA_SQL,
-  inboxState,
-  LISTED_SQL,
-  listSql,
-  POSITION_ROWS_SQL,
-  publishFrames,
-  recordFrames,
-  RECIPIENT_SQL,
-  recipientParams,
-  reservePositions,
-  type PositionedFrame,
-  type Recipient,
-} from './notification.queries.js';
+import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import { checkSnoozeWindow, pollAfterSeconds, unknownPosition, type PositionInput } from './domain/inbox.rules.js';
+import type { ListNotificationsQuery } from './dto/notification-query.dto.js';
+import type { InboxAnswer, TaggedAnswer } from './inbox-answer.js';
+import { InboxDeltaService } from './inbox-delta.service.js';
+import { formatCursor } from './inbox-inputs.js';
+import { publishFrames, recordFrames, reservePositions } from './notification-frames.js';
+import { toCheckinNotification, toNotificationRecord, type CheckinNotification, type NotificationRecord, type NotificationRow } from './notification.records.js';
+import { NotificationRepository, recipientOf, type ListQuery, type Recipient, type Stamp } from './notification.repository.js';
 
-const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CHECKIN_RECENT = 5;
 
-/** Column names of the twelve preference fields (fixed here, never taken from input). */
-const PREFERENCE_COLUMNS: Record<PreferenceField, string> = Object.fromEntries(
-  PREFERENCE_FIELDS.map((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
-) as Record<PreferenceField, string>;
-const PREFERENCE_SELECT = `uuid, owner_type AS "ownerType", owner_uuid AS "ownerUuid", ${PREFERENCE_FIELDS.map((f) => `${PREFERENCE_COLUMNS[f]} AS "${f}"`).join(', ')}`;
-
-const recipientOf = (actor: Actor): Recipient => ({ type: actor.type, uuid: actor.uuid, companyUuid: actor.companyUuid });
-
-/** A delta answer holds at most this many records and this many bytes of them (a position is never split). */
-export const DELTA_MAX_RECORDS = 100;
-export const DELTA_MAX_BYTES = 64 * 1024;
-/** `pollAfterSeconds` of a list or delta answer on an idle service; a wait's answer asks for no pause then. */
-export const BASE_POLL_SECONDS = 2;
-
-const DELTA_STATEMENT = { name: 'svc_notification_delta_v2', text: DELTA_SQL };
-const POSITION_ROWS_STATEMENT = { name: 'svc_notification_position_rows_v1', text: POSITION_ROWS_SQL };
-
-type DeltaRow = Partial<NotificationRow> & { head: string | null; unreadCount: number | null };
-
-/** A delta (notifications.md §2.0): records changed after the caller's position, the position to pass next. */
-export interface InboxDelta {
+/** A page of the REST list: `nextCursor` in cursor mode only. */
+export interface InboxPage {
   notifications: NotificationRecord[];
-  position: string;
-  unreadCount: number;
-}
-
-/** `svc_get_notifications`: a page (`page`/`total`, or `nextCursor` in cursor mode) or a delta (`position`). */
-export interface AgentInboxAnswer {
-  notifications: NotificationRecord[];
-  unreadCount: number;
-  pollAfterSeconds: number;
-  page?: number;
-  pageSize?: number;
-  total?: number;
   nextCursor?: string | null;
-  position?: string;
-}
-
-/** One read of a delta: the answer's parts, by counter, and the recipient's head in the same snapshot. */
-interface DeltaRead {
-  notifications: NotificationRecord[];
-  position: number;
   unreadCount: number;
-  head: number;
 }
 
-/** A write that changed nothing: rolled back (its position given back), its result still answered. */
-class Unchanged<T> {
-  constructor(
-    readonly result: T,
-    readonly unreadCount: number,
-  ) {}
+/** What one write changed: its result, how many rows, and its frame (a `count_update` unless it names another). */
+interface InboxChange<T> {
+  result: T;
+  changed: number;
+  frame?: (unreadCount: number) => NotificationFrame;
 }
-
-const unknownPosition = (field: string): ValidationError =>
-  new ValidationError('Invalid input', [{ field, message: 'unknown position: list the notifications to get a current one' }]);
 
 /**
- * The caller's inbox (notifications.md §2, §6, §7): listing, counting, marking, archiving and preferences. The
- * recipient is always the authenticated actor. Every write that changes at least one row publishes one
- * `count_update` frame with the new unread count, at the recipient's next stream position taken and logged in the
- * write's transaction; a write that changes nothing publishes nothing.
+ * The page of a keyset read (one row more than `limit` was read): the page, and the cursor of its last row when
+ * another row follows.
+ */
+export function keysetPage(rows: NotificationRow[], limit: number): { notifications: NotificationRecord[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { notifications: page.map(toNotificationRecord), nextCursor: rows.length > limit && last ? formatCursor(last.cursorKey!, last.uuid) : null };
+}
+
+/**
+ * The caller's inbox (docs/notifications.md §2, §2.0): pages and counts with their entity tags, and the writes — read,
+ * archive, unarchive, snooze, read-all and the snooze wake-up. The recipient is always the authenticated actor.
+ * Every write that changes at least one row publishes one frame with the new unread count, at the recipient's next
+ * stream position taken and logged in the write's transaction; a write that changes nothing publishes nothing and
+ * takes no position.
  */
 @Injectable()
 export class NotificationService {
   constructor(
-    private readonly db: DataSource,
+    private readonly notifications: NotificationRepository,
+    private readonly deltas: InboxDeltaService,
+    private readonly runner: TransactionRunner,
+    private readonly log: StreamLog,
     private readonly bus: EventBus,
     private readonly metrics: MetricsService,
-    private readonly log: StreamLog,
-    private readonly waits: InboxWaits,
+    private readonly pool: PoolLoad,
   ) {}
 
-  /**
-   * A write to one recipient's notifications, in one transaction (notifications.md §2.0): it first takes the
-   * recipient's next position, which `work` stamps on the rows it changes; when it changed at least one row, the frame
-   * (`count_update` unless `work` names another, e.g. a wake-up's `new_notification`) is logged at that position with
-   * the unread count read in the transaction, and published after commit. A write that changed nothing rolls back,
-   * so it takes no position and publishes nothing.
-   */
-  private async write<T>(
-    r: Recipient,
-    work: (em: EntityManager, n: number) => Promise<{ result: T; changed: number; frame?: (unreadCount: number) => NotificationFrame }>,
-  ): Promise<{ result: T; unreadCount: number }> {
-    let frames: PositionedFrame[] = [];
-    try {
-      const out = await this.db.transaction(async (em) => {
-        const n = (await reservePositions(this.log, em, [r])).get(recipientKey(r.type, r.uuid))!;
-        const { result, changed, frame } = await work(em, n);
-        const unreadCount = await countUnread(em, r);
-        if (!changed) throw new Unchanged(result, unreadCount);
-        frames = await recordFrames(this.log, em, [{ to: r, n, frame: frame ? frame(unreadCount) : { type: 'count_update', unreadCount } }]);
-        return { result, unreadCount };
-      });
-      publishFrames(this.bus, this.metrics, frames);
-      return out;
-    } catch (err) {
-      if (err instanceof Unchanged) return { result: err.result as T, unreadCount: err.unreadCount };
-      throw err;
+  /** `GET /api/notifications`: with `after` a delta (the list parameters ignored), else a page with its entity tag. */
+  async list(actor: Actor, query: ListNotificationsQuery, signal?: AbortSignal): Promise<InboxAnswer> {
+    if (query.after === undefined) {
+      return this.page(actor, { limit: query.limit, offset: query.offset, unreadOnly: query.unreadOnly, projectUuid: query.projectUuid ?? null, cursor: query.cursor ?? null });
     }
-  }
-
-  /** `X-Stream-Position` of a count or list answer. */
-  async position(n: number): Promise<string> {
-    return formatPosition(await this.log.epoch(), n);
-  }
-
-  /**
-   * `pollAfterSeconds` / `X-Poll-Interval` (notifications.md §2.0): the pause the service asks for before the next
-   * poll — BASE_POLL_SECONDS when idle, none after a wait's answer (waiting again at once is the intended pattern),
-   * and longer the more requests queue for a database connection (up to five times, plus 2 s for a wait's answer).
-   */
-  pollAfterSeconds(waited: boolean): number {
-    const pool = (this.db.driver as unknown as { master?: Pool & { options?: { max?: number } } }).master;
-    const max = pool?.options?.max ?? 10;
-    const load = Math.min(4, Math.floor((4 * (pool?.waitingCount ?? 0)) / Math.max(1, max)));
-    return waited ? BASE_POLL_SECONDS * load : BASE_POLL_SECONDS * (1 + load);
-  }
-
-  /** One page of a recipient's inbox, newest first, off one of its indexes (a prepared statement per list shape). */
-  private async page(r: Recipient, q: ListQuery): Promise<{ notifications: NotificationRecord[]; nextCursor?: string | null }> {
-    const { sql, params, name } = listSql(r, q);
-    const rows = await preparedQuery<NotificationRow>(this.db.manager, { name, text: sql }, params);
-    if (q.cursor === null) return { notifications: rows.map(toNotificationRecord) };
-    return this.keysetPage(rows, q.limit);
-  }
-
-  /** Cursor mode: the page and the cursor of its last row when another row follows (one more was read). */
-  private keysetPage(rows: NotificationRow[], limit: number): { notifications: NotificationRecord[]; nextCursor: string | null } {
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { notifications: page.map(toNotificationRecord), nextCursor: rows.length > limit && last ? formatCursor(last.cursorKey!, last.uuid) : null };
+    const waited = query.waitSeconds !== undefined;
+    const delta = await this.deltas.delta(actor, { after: query.after, waitSeconds: query.waitSeconds ?? null }, signal);
+    return { kind: 'delta', position: delta.position, pollAfterSeconds: this.pollAfterSeconds(waited), body: delta };
   }
 
   /**
-   * The REST list with its entity tag (the conditional GET): the inbox row is read first; the tag and the unread
-   * count both come from it, so a match costs that one lookup and a miss adds only the page of rows (read after it:
-   * the answer is never labelled with a version newer than what it shows). Validates the query before any read.
+   * A page with its entity tag (the conditional GET): the inbox row is read first; the tag and the unread count both
+   * come from it, so a match costs that one lookup and a miss adds only the page of rows (read after it: the answer
+   * is never labelled with a version newer than what it shows).
    */
-  async listTagged(
-    actor: Actor,
-    query: ListQuery,
-  ): Promise<{ tag: string; position: string; page: () => Promise<{ notifications: NotificationRecord[]; unreadCount: number; nextCursor?: string | null }> }> {
+  private async page(actor: Actor, q: ListQuery): Promise<TaggedAnswer<InboxPage>> {
     const r = recipientOf(actor);
-    const state = await inboxState(this.db.manager, r);
+    const state = await this.notifications.state(r);
     return {
-      tag: this.tag(actor, 'list', state.version, query),
+      kind: 'tagged',
+      tag: tagOf(actor, 'list', state.version, q),
       position: await this.position(state.position),
-      page: async () => ({ ...(await this.page(r, query)), unreadCount: state.unreadCount }),
+      pollAfterSeconds: this.pollAfterSeconds(false),
+      body: async () => {
+        const rows = await this.notifications.page(r, q);
+        const page = q.cursor === null ? { notifications: rows.map(toNotificationRecord) } : keysetPage(rows, q.limit);
+        return { ...page, unreadCount: state.unreadCount };
+      },
     };
   }
 
-  /** The list without its entity tag (a page and the unread count, read side by side). */
-  async list(actor: Actor, query: unknown): Promise<{ notifications: NotificationRecord[]; unreadCount: number; nextCursor?: string | null }> {
-    const q = parseListQuery(query);
-    const r = recipientOf(actor);
-    const [page, unreadCount] = await Promise.all([this.page(r, q), countUnread(this.db.manager, r)]);
-    return { ...page, unreadCount };
-  }
-
-  /** Entity tag of a list (with its parsed query). Validates the query first. */
-  async listTag(actor: Actor, query: unknown): Promise<string> {
-    return (await this.listTagged(actor, parseListQuery(query))).tag;
-  }
-
-  unreadCount(actor: Actor): Promise<number> {
-    return countUnread(this.db.manager, actor);
+  /** The global unread count with its entity tag and the stream position it was read at, all from one statement. */
+  async unreadCount(actor: Actor): Promise<TaggedAnswer<{ count: number }>> {
+    const state = await this.notifications.state(actor);
+    return { kind: 'tagged', tag: tagOf(actor, 'count', state.version, null), position: await this.position(state.position), pollAfterSeconds: null, body: async () => ({ count: state.unreadCount }) };
   }
 
   /**
-   * The unread count with its entity tag and the stream position it was read at, all from one statement (one lookup
-   * answers 200 and 304 alike).
+   * `pollAfterSeconds` / `X-Poll-Interval` (docs/notifications.md §2.0): the pause the service asks for before the next
+   * poll, longer while requests queue for a database connection.
    */
-  async unreadCountTagged(actor: Actor): Promise<{ count: number; tag: string; position: string }> {
-    const state = await inboxState(this.db.manager, actor);
-    return { count: state.unreadCount, tag: this.tag(actor, 'count', state.version, null), position: await this.position(state.position) };
-  }
-
-  private tag(actor: Actor, kind: 'list' | 'count', version: string, query: ListQuery | null): string {
-    const scope = createHash('sha256')
-      .update(JSON.stringify([actor.companyUuid, actor.type, actor.uuid, kind, query]))
-      .digest('base64url')
-      .slice(0, 16);
-    return `"${kind}-${version}-${scope}"`;
-  }
-
-  /**
-   * A delta (notifications.md §2.0): the caller's records changed after `after`, in their current state, oldest
-   * position first, and the position to pass next. Marks nothing. With `waitSeconds` it answers as soon as the delta
-   * is not empty — a frame for the caller on any instance wakes it — or empty at the deadline or at shutdown; no
-   * database connection is held while it waits, and the request deadline is lifted for it; `signal` ends the wait early. An unknown position
-   * (another log's, or ahead of the caller's head) is VALIDATION_ERROR on `after`.
-   */
-  async delta(actor: Actor, q: DeltaQuery, signal?: AbortSignal): Promise<InboxDelta> {
-    const r = recipientOf(actor);
-    if (q.after.epoch !== (await this.log.epoch())) throw unknownPosition('after');
-    if (q.waitSeconds === null) return this.answer(await this.readDelta(r, q.after.n, true));
-    const release = this.waits.acquire(r.type, r.uuid);
-    liftRequestDeadline();
-    // Watching starts before the first read: a change committed between the read and the wait still wakes it.
-    const watch = this.waits.watch(r.type, r.uuid);
-    // A caller that went away stops waiting (its slot is given back at once).
-    const onAbort = (): void => watch.end();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted) onAbort();
-    try {
-      const deadline = Date.now() + q.waitSeconds * 1000;
-      // Frames from other instances reach this one from here on (the recipient's subscription is active): read after it.
-      await watch.ready;
-      let d = await this.readDelta(r, q.after.n, true);
-      while (!d.notifications.length) {
-        const left = deadline - Date.now();
-        if (left <= 0) break;
-        const outcome = await watch.next(d.head, left);
-        if (outcome === 'shutdown') break;
-        // At the deadline, one last look only when frames may have been lost (the channel was down meanwhile).
-        if (outcome === 'timeout' && !watch.busTroubled && this.bus.status().state !== 'down') break;
-        d = await this.readDelta(r, q.after.n, false);
-        if (outcome === 'timeout') break;
-      }
-      return this.answer(d);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      watch.close();
-      release();
-    }
-  }
-
-  private async answer(d: DeltaRead): Promise<InboxDelta> {
-    return { notifications: d.notifications, position: await this.position(d.position), unreadCount: d.unreadCount };
-  }
-
-  /**
-   * One delta read: whole positions, oldest first, up to DELTA_MAX_RECORDS records and DELTA_MAX_BYTES — except that
-   * the first position is always answered whole (a bulk change bigger than that is read on its own), so a caller
-   * always advances. `position` is the last position covered completely: the head when everything after `after`
-   * fitted.
-   */
-  private async readDelta(r: Recipient, after: number, checkAfter: boolean): Promise<DeltaRead> {
-    const params = [...recipientParams(r), recipientKey(r.type, r.uuid), after];
-    const rows = await preparedQuery<DeltaRow>(this.db.manager, DELTA_STATEMENT, [...params, DELTA_MAX_RECORDS + 1]);
-    const head = Number(rows[0]?.head ?? 0);
-    const unreadCount = rows[0]?.unreadCount ?? 0;
-    if (checkAfter && after > head) throw unknownPosition('after');
-    const found = rows.filter((row) => row.uuid !== null && row.uuid !== undefined) as NotificationRow[];
-    if (!found.length) return { notifications: [], position: head, unreadCount, head };
-
-    const complete = found.length <= DELTA_MAX_RECORDS;
-    const groups: NotificationRow[][] = [];
-    for (const row of found) {
-      const g = groups[groups.length - 1];
-      if (g && g[0].position === row.position) g.push(row);
-      else groups.push([row]);
-    }
-    // The last group of a cut read may continue beyond it.
-    if (!complete) groups.pop();
-    if (!groups.length) {
-      const n = Number(found[0].position);
-      const whole = await preparedQuery<NotificationRow>(this.db.manager, POSITION_ROWS_STATEMENT, [...recipientParams(r), n]);
-      return { notifications: whole.map(toNotificationRecord), position: n, unreadCount, head };
-    }
-    const out: NotificationRecord[] = [];
-    let bytes = 0;
-    let position = after;
-    let taken = 0;
-    for (const g of groups) {
-      const records = g.map(toNotificationRecord);
-      const size = records.reduce((sum, rec) => sum + Buffer.byteLength(JSON.stringify(rec)), 0);
-      if (out.length && (out.length + records.length > DELTA_MAX_RECORDS || bytes + size > DELTA_MAX_BYTES)) break;
-      out.push(...records);
-      bytes += size;
-      position = Number(g[0].position);
-      taken += 1;
-    }
-    return { notifications: out, position: complete && taken === groups.length ? head : position, unreadCount, head };
-  }
-
-  /** POST read-all: `{count}` of notifications it changed; archived and snoozed ones are left alone. */
-  async readAll(actor: Actor, body: unknown): Promise<{ count: number }> {
-    const { projectUuid, upTo } = parseReadAllBody(body);
-    return { count: await this.markAllRead(actor, projectUuid, upTo) };
+  pollAfterSeconds(waited: boolean): number {
+    return pollAfterSeconds(waited, this.pool.now());
   }
 
   read(actor: Actor, uuid: string): Promise<NotificationRecord> {
-    return this.stamp(actor, uuid, 'read_at = now()', 'read_at IS NULL', []);
+    return this.stamp(actor, uuid, 'read');
   }
 
   /** Sets `archivedAt`; `readAt` untouched. Archived notifications are no longer listed nor counted. */
   archive(actor: Actor, uuid: string): Promise<NotificationRecord> {
-    return this.stamp(actor, uuid, 'archived_at = now()', 'archived_at IS NULL', []);
+    return this.stamp(actor, uuid, 'archive');
   }
 
   /** Clears `archivedAt` (idempotent). */
   unarchive(actor: Actor, uuid: string): Promise<NotificationRecord> {
-    return this.stamp(actor, uuid, 'archived_at = NULL', 'archived_at IS NOT NULL', []);
+    return this.stamp(actor, uuid, 'unarchive');
   }
 
   /**
    * Hides a notification until `until` (3 minutes to a year ahead), when the waker brings it back unread with a
    * `new_notification` frame. Snoozing again to the same time changes nothing.
    */
-  snooze(actor: Actor, uuid: string, until: Date): Promise<NotificationRecord> {
-    return this.stamp(actor, uuid, 'snoozed_until = $6', 'snoozed_until IS DISTINCT FROM $6', [until]);
+  async snooze(actor: Actor, uuid: string, until: Date): Promise<NotificationRecord> {
+    return this.stamp(actor, uuid, { snoozeUntil: checkSnoozeWindow(until, Date.now()) });
   }
 
-  /** PATCH …/snooze: the body checked against the current time first. */
-  snoozeFromBody(actor: Actor, uuid: string, body: unknown): Promise<NotificationRecord> {
-    return this.snooze(actor, uuid, parseSnoozeBody(body, Date.now()));
+  /**
+   * Read-all: every unread notification — optionally of one project, and with `upTo` only those that arrived or woke
+   * at or before that position (later arrivals stay unread); archived and snoozed ones are left alone. `{count}` of
+   * those it changed. An `upTo` of another log or ahead of the caller's head is VALIDATION_ERROR on `upTo`.
+   */
+  async readAll(actor: Actor, scope: { projectUuid?: string | null; upTo?: PositionInput | null }): Promise<{ count: number }> {
+    const r = recipientOf(actor);
+    const upTo = scope.upTo ?? null;
+    if (upTo && upTo.epoch !== (await this.log.epoch())) throw unknownPosition('upTo');
+    const { result } = await this.write(actor, r, async (em, n) => {
+      // The reserved position is the head plus one: anything at or above it is not a position handed out yet.
+      if (upTo && upTo.n >= n) throw unknownPosition('upTo');
+      const changed = await this.notifications.markAllRead(em, r, { projectUuid: scope.projectUuid ?? null, upTo: upTo?.n ?? null }, n);
+      return { result: changed, changed };
+    });
+    return { count: result };
+  }
+
+  /**
+   * Marks the given rows of the caller read (those still unread): the auto-marking of `svc_get_notifications` and
+   * `svc_checkin`. Returns the unread count after it.
+   */
+  async markRowsRead(actor: Actor, uuids: readonly string[]): Promise<number> {
+    const r = recipientOf(actor);
+    const { unreadCount } = await this.write(actor, r, async (em, n) => ({ result: null, changed: await this.notifications.markRead(em, r, uuids, n) }));
+    return unreadCount;
+  }
+
+  /** `svc_checkin`'s `notifications`: the 5 newest unread, then marked read; `unread` counted after that. */
+  async checkinSummary(actor: Actor): Promise<{ unread: number; recent: CheckinNotification[] }> {
+    const r = recipientOf(actor);
+    const rows = await this.notifications.newestUnread(r, CHECKIN_RECENT);
+    const unread = rows.length ? await this.markRowsRead(actor, rows.map((row) => row.uuid)) : await this.notifications.unreadCount(r);
+    return { unread, recent: rows.map(toCheckinNotification) };
+  }
+
+  /** The earliest time any notification is snoozed until (the waker's next timer), or null. */
+  nextSnoozeDue(): Promise<Date | null> {
+    return this.notifications.nextSnoozeDue();
+  }
+
+  /**
+   * One pass of the snooze waker: up to `limit` notifications whose snooze is due, woken recipient by recipient. How
+   * many were due, and how many of them this call woke (the others another instance woke first).
+   */
+  async wakeDue(limit: number): Promise<{ due: number; woke: number }> {
+    const due = await this.notifications.dueSnoozes(limit);
+    let woke = 0;
+    for (const d of due) woke += await this.wake(d.recipient, d.uuids);
+    return { due: due.length, woke };
   }
 
   /**
    * Wakes the given notifications of one recipient whose snooze is due: `snoozedUntil` and `readAt` cleared, a new
    * arrival position, one `new_notification` frame copied from the newest of them. Rows another instance woke first
-   * no longer match, so each wake-up happens (and is announced) exactly once. Returns how many woke.
+   * no longer match, so each wake-up happens (and is announced) exactly once. Returns how many woke. The write runs
+   * as the recipient itself (its own snooze came due; the runner's actor only scopes change events, and it has none).
    */
-  async wake(r: Recipient, uuids: readonly string[]): Promise<number> {
-    const { result } = await this.write(r, async (em, n) => {
-      const rows: NotificationRow[] = await em.query(
-        `WITH changed AS (UPDATE notification SET snoozed_until = NULL, read_at = NULL, position = $5, arrival_position = $5, updated_at = now()
-                           WHERE ${RECIPIENT_SQL} AND uuid = ANY($4::uuid[]) AND snoozed_until <= now() RETURNING *)
-         SELECT ${NOTIFICATION_COLUMNS} FROM changed ORDER BY created_at DESC, uuid`,
-        [...recipientParams(r), uuids, n],
-      );
+  private async wake(r: Recipient, uuids: readonly string[]): Promise<number> {
+    const owner: Actor = { type: r.type, uuid: r.uuid, companyUuid: r.companyUuid, name: '', ownerUuid: null, permissions: new Set() };
+    const { result } = await this.write(owner, r, async (em, n) => {
+      const rows = await this.notifications.wake(em, r, uuids, n);
       const first = rows[0];
       return {
         result: rows.length,
@@ -403,169 +214,57 @@ export class NotificationService {
     return result;
   }
 
-  async getPreferences(actor: Actor): Promise<NotificationPreferences> {
-    const r = recipientOf(actor);
-    const existing = await this.findPreferences(r);
-    if (existing) return existing;
-    // Created lazily; a concurrent first read may win the insert, then we read its row.
-    await this.db.query(
-      `INSERT INTO notification_preference (uuid, company_uuid, owner_type, owner_uuid) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (owner_type, owner_uuid) DO NOTHING`,
-      [randomUUID(), r.companyUuid, r.type, r.uuid],
-    );
-    return (await this.findPreferences(r))!;
-  }
-
-  /** Updates any subset of the twelve booleans; an invalid body saves nothing. `{}` changes nothing. */
-  async updatePreferences(actor: Actor, body: unknown): Promise<NotificationPreferences> {
-    const patch = parsePreferencesPatch(body);
-    const fields = Object.keys(patch) as PreferenceField[];
-    if (!fields.length) return this.getPreferences(actor);
-    const r = recipientOf(actor);
-    const cols = fields.map((f) => PREFERENCE_COLUMNS[f]);
-    const rows: NotificationPreferences[] = await this.db.query(
-      `INSERT INTO notification_preference (uuid, company_uuid, owner_type, owner_uuid, ${cols.join(', ')})
-       VALUES ($1, $2, $3, $4, ${cols.map((_, i) => `$${i + 5}`).join(', ')})
-       ON CONFLICT (owner_type, owner_uuid) DO UPDATE SET ${cols.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()
-       RETURNING ${PREFERENCE_SELECT}`,
-      [randomUUID(), r.companyUuid, r.type, r.uuid, ...fields.map((f) => patch[f])],
-    );
-    return rows[0];
-  }
-
   /**
-   * `svc_get_notifications`: with `after`, a delta (as the REST form); else a page — by `cursor` (keyset) or by
-   * `page`. Page rows are returned as fetched; with `status` unread and `autoMarkRead`, the returned rows are then
-   * marked read and `unreadCount` is counted after that.
+   * One notification's stamp: idempotent (a repeat changes nothing), the row stamped with the write's position;
+   * foreign or missing is NOT_FOUND.
    */
-  async getForAgent(actor: Actor, input: AgentListInput, signal?: AbortSignal): Promise<AgentInboxAnswer> {
-    const delta = parseAgentDelta(input);
-    if (delta) {
-      const d = await this.delta(actor, delta, signal);
-      return { ...d, pollAfterSeconds: this.pollAfterSeconds(delta.waitSeconds !== null) };
-    }
-    const p = paging(input);
-    const f = parseAgentListInput(input);
+  private async stamp(actor: Actor, uuid: string, stamp: Stamp): Promise<NotificationRecord> {
+    if (!isUuid(uuid)) throw new NotFoundError('Notification');
     const r = recipientOf(actor);
-    const params = recipientParams(r);
-    let where = `${RECIPIENT_SQL} AND ${LISTED_SQL}`;
-    if (f.status === 'unread') where += ' AND read_at IS NULL';
-    if (f.status === 'read') where += ' AND read_at IS NOT NULL';
-    if (f.projectUuid) where += ` AND project_uuid = $${params.push(f.projectUuid)}`;
-    let rows: NotificationRow[];
-    let tail: Pick<AgentInboxAnswer, 'page' | 'pageSize' | 'total' | 'nextCursor'>;
-    if (f.cursor !== null) {
-      const keyset = f.cursor === 'top' ? where : where + afterCursorSql(f.cursor, params);
-      const read: NotificationRow[] = await this.db.query(`SELECT ${LIST_COLUMNS} FROM notification WHERE ${keyset} ORDER BY created_at DESC, uuid LIMIT ${p.pageSize + 1}`, params);
-      const { nextCursor } = this.keysetPage(read, p.pageSize);
-      rows = read.slice(0, p.pageSize);
-      tail = { pageSize: p.pageSize, nextCursor };
-    } else {
-      const [read, totals]: [NotificationRow[], Array<{ n: number }>] = await Promise.all([
-        this.db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${where} ORDER BY created_at DESC, uuid LIMIT ${p.pageSize} OFFSET ${offsetOf(p)}`, params),
-        this.db.query(`SELECT count(*)::int AS n FROM notification WHERE ${where}`, params),
-      ]);
-      rows = read;
-      tail = { page: p.page, pageSize: p.pageSize, total: totals[0].n };
-    }
-    const marking = f.status === 'unread' && f.autoMarkRead && rows.length > 0;
-    const unreadCount = marking
-      ? (await this.write(r, async (em, n) => ({ result: null, changed: await this.markRowsRead(em, r, rows.map((row) => row.uuid), n) }))).unreadCount
-      : await countUnread(this.db.manager, r);
-    return { notifications: rows.map(toNotificationRecord), ...tail, unreadCount, pollAfterSeconds: this.pollAfterSeconds(false) };
-  }
-
-  /** `svc_mark_notification_read`: one notification, or all of them (optionally one project's, up to a position). */
-  async markRead(actor: Actor, input: MarkReadInput): Promise<{ notification: NotificationRecord } | { count: number }> {
-    const parsed = parseMarkReadInput(input);
-    if ('notificationUuid' in parsed) return { notification: await this.read(actor, parsed.notificationUuid) };
-    return { count: await this.markAllRead(actor, parsed.projectUuid, parsed.upTo) };
-  }
-
-  /** `svc_snooze_notification`. */
-  snoozeForAgent(actor: Actor, input: { notificationUuid: string; until: string }): Promise<NotificationRecord> {
-    return this.snooze(actor, input.notificationUuid, parseSnoozeUntil(input.until, Date.now()));
-  }
-
-  /** `svc_checkin`'s `notifications`: the 5 newest unread, then marked read; `unread` counted after that. */
-  async checkinSummary(actor: Actor): Promise<{ unread: number; recent: CheckinNotification[] }> {
-    const r = recipientOf(actor);
-    const rows: NotificationRow[] = await this.db.query(
-      `SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${RECIPIENT_SQL} AND read_at IS NULL AND ${LISTED_SQL}
-       ORDER BY created_at DESC, uuid LIMIT ${CHECKIN_RECENT}`,
-      recipientParams(r),
-    );
-    const unread = rows.length
-      ? (await this.write(r, async (em, n) => ({ result: null, changed: await this.markRowsRead(em, r, rows.map((row) => row.uuid), n) }))).unreadCount
-      : await countUnread(this.db.manager, r);
-    return { unread, recent: rows.map(toCheckinNotification) };
-  }
-
-  /**
-   * Read-all: every unread notification (optionally of one project, and with `upTo` only those that arrived or woke
-   * at or before that position — later arrivals stay unread). An `upTo` of another log or ahead of the caller's head
-   * is VALIDATION_ERROR on `upTo`.
-   */
-  private async markAllRead(actor: Actor, projectUuid: string | null, upTo: PositionInput | null): Promise<number> {
-    const r = recipientOf(actor);
-    if (upTo && upTo.epoch !== (await this.log.epoch())) throw unknownPosition('upTo');
-    const params = recipientParams(r);
-    let where = `${RECIPIENT_SQL} AND read_at IS NULL AND ${LISTED_SQL}`;
-    if (projectUuid) where += ` AND project_uuid = $${params.push(projectUuid)}`;
-    if (upTo) where += ` AND arrival_position <= $${params.push(upTo.n)}`;
-    const { result } = await this.write(r, async (em, n) => {
-      // The reserved position is the head plus one: anything at or above it is not a position handed out yet.
-      if (upTo && upTo.n >= n) throw unknownPosition('upTo');
-      const rows: Array<{ n: number }> = await em.query(
-        `WITH changed AS (UPDATE notification SET read_at = now(), position = $${params.length + 1}, updated_at = now() WHERE ${where} RETURNING 1)
-         SELECT count(*)::int AS n FROM changed`,
-        [...params, n],
-      );
-      return { result: rows[0].n, changed: rows[0].n };
-    });
-    return result;
-  }
-
-  /** Marks the given unread rows of the recipient read at position `n`; returns how many changed. */
-  private async markRowsRead(em: EntityManager, r: Recipient, uuids: string[], n: number): Promise<number> {
-    const rows: Array<{ n: number }> = await em.query(
-      `WITH changed AS (UPDATE notification SET read_at = now(), position = $5, updated_at = now()
-                         WHERE ${RECIPIENT_SQL} AND uuid = ANY($4::uuid[]) AND read_at IS NULL RETURNING 1)
-       SELECT count(*)::int AS n FROM changed`,
-      [...recipientParams(r), uuids, n],
-    );
-    return rows[0].n;
-  }
-
-  /**
-   * One notification's change (`set` where `unless` holds — so a repeat is a no-op): idempotent, the row stamped with
-   * the write's position; foreign or missing is NOT_FOUND. `extra` are `$6…`.
-   */
-  private async stamp(actor: Actor, uuid: string, set: string, unless: string, extra: unknown[]): Promise<NotificationRecord> {
-    if (typeof uuid !== 'string' || !CANONICAL_UUID.test(uuid)) throw new NotFoundError('Notification');
-    const r = recipientOf(actor);
-    const params = [...recipientParams(r), uuid.toLowerCase()];
-    const { result: updated } = await this.write(r, async (em, n) => {
-      const rows: NotificationRow[] = await em.query(
-        // Wrapped in a CTE so the driver hands back plain rows (a bare UPDATE answers [rows, count]).
-        `WITH changed AS (UPDATE notification SET ${set}, position = $5, updated_at = now()
-                           WHERE ${RECIPIENT_SQL} AND uuid = $4 AND ${unless} RETURNING *)
-         SELECT ${NOTIFICATION_COLUMNS} FROM changed`,
-        [...params, n, ...extra],
-      );
+    const id = uuid.toLowerCase();
+    const { result: updated } = await this.write(actor, r, async (em, n) => {
+      const rows = await this.notifications.stamp(em, r, id, stamp, n);
       return { result: rows, changed: rows.length };
     });
-    if (updated.length) return toNotificationRecord(updated[0]);
-    const rows: NotificationRow[] = await this.db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notification WHERE ${RECIPIENT_SQL} AND uuid = $4`, params);
-    if (!rows.length) throw new NotFoundError('Notification');
-    return toNotificationRecord(rows[0]);
+    const row = updated[0] ?? (await this.notifications.find(r, id));
+    if (!row) throw new NotFoundError('Notification');
+    return toNotificationRecord(row);
   }
 
-  private async findPreferences(r: Recipient): Promise<NotificationPreferences | null> {
-    const rows: NotificationPreferences[] = await this.db.query(
-      `SELECT ${PREFERENCE_SELECT} FROM notification_preference WHERE owner_type = $1 AND owner_uuid = $2 AND company_uuid = $3`,
-      recipientParams(r),
-    );
-    return rows[0] ?? null;
+  /**
+   * A write to one recipient's notifications, in one transaction of the runner (docs/notifications.md §2.0): it first
+   * takes the recipient's next position (heads locked in key order), which `change` stamps on the rows it changes;
+   * when it changed any, the frame is logged at that position with the unread count read in the transaction, and
+   * published after commit. A write that changed nothing is rolled back (`rollbackOnly`): it gives its position
+   * back and publishes nothing, and still answers its result and the unread count.
+   */
+  private async write<T>(actor: Actor, r: Recipient, change: (em: EntityManager, n: number) => Promise<InboxChange<T>>): Promise<{ result: T; unreadCount: number }> {
+    const done = await this.runner.run(actor, async (tx) => {
+      const n = (await reservePositions(this.log, tx.manager, [r])).get(recipientKey(r.type, r.uuid))!;
+      const { result, changed, frame } = await change(tx.manager, n);
+      const unreadCount = await this.notifications.unreadCount(r, tx.manager);
+      if (!changed) {
+        tx.rollbackOnly();
+        return { result, unreadCount, frames: [] };
+      }
+      const frames = await recordFrames(this.log, tx.manager, [{ to: r, n, frame: frame ? frame(unreadCount) : { type: 'count_update', unreadCount } }]);
+      return { result, unreadCount, frames };
+    });
+    publishFrames(this.bus, this.metrics, done.frames);
+    return { result: done.result, unreadCount: done.unreadCount };
   }
+
+  /** `X-Stream-Position` of a count or list answer. */
+  private async position(n: number): Promise<string> {
+    return formatPosition(await this.log.epoch(), n);
+  }
+}
+
+/** The entity tag of a list (with its query) or of the count: the inbox version, scoped to the caller and the read. */
+function tagOf(actor: Actor, kind: 'list' | 'count', version: string, query: ListQuery | null): string {
+  const scope = createHash('sha256')
+    .update(JSON.stringify([actor.companyUuid, actor.type, actor.uuid, kind, query]))
+    .digest('base64url')
+    .slice(0, 16);
+  return `"${kind}-${version}-${scope}"`;
 }

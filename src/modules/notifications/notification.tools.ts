@@ -1,13 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { Tool, type ToolContext } from '../tool-kit/index.js';
+import { AgentInboxService, type AgentInboxAnswer } from './agent-inbox.service.js';
 import { ListNotificationsArgsDto, MarkNotificationReadArgsDto, SnoozeNotificationArgsDto, UnarchiveNotificationArgsDto } from './dto/notification.dto.js';
 import type { NotificationRecord } from './notification.records.js';
-import { NotificationService, type AgentInboxAnswer } from './notification.service.js';
+import { NotificationService } from './notification.service.js';
 
-/** The agent-facing notification tools (tools.md §5.2, notifications.md §7). The recipient is always the caller. */
+/** The agent-facing notification tools (tools.md §5.2, docs/notifications.md §7). The recipient is always the caller. */
 @Injectable()
 export class NotificationTools {
-  constructor(private readonly notifications: NotificationService) {}
+  constructor(
+    private readonly agentInbox: AgentInboxService,
+    private readonly notifications: NotificationService,
+  ) {}
 
   @Tool({
     name: 'svc_get_notifications',
@@ -18,7 +22,7 @@ export class NotificationTools {
     input: ListNotificationsArgsDto,
   })
   list(args: ListNotificationsArgsDto, ctx: ToolContext): Promise<AgentInboxAnswer> {
-    return this.notifications.getForAgent(ctx.actor, args, ctx.signal);
+    return this.agentInbox.list(ctx.actor, args, ctx.signal);
   }
 
   @Tool({
@@ -32,7 +36,7 @@ export class NotificationTools {
     args: MarkNotificationReadArgsDto,
     ctx: ToolContext,
   ): Promise<{ notification: NotificationRecord } | { count: number }> {
-    return this.notifications.markRead(ctx.actor, args);
+    return this.agentInbox.markRead(ctx.actor, args);
   }
 
   @Tool({
@@ -43,8 +47,8 @@ export class NotificationTools {
       'Hides one of your notifications until a time at least three minutes ahead, when it returns unread. List them with svc_get_notifications.',
     input: SnoozeNotificationArgsDto,
   })
-  async snooze(args: SnoozeNotificationArgsDto, ctx: ToolContext): Promise<{ notification: NotificationRecord }> {
-    return { notification: await this.notifications.snoozeForAgent(ctx.actor, args) };
+  snooze(args: SnoozeNotificationArgsDto, ctx: ToolContext): Promise<{ notification: NotificationRecord }> {
+    return this.agentInbox.snooze(ctx.actor, args);
   }
 
   @Tool({

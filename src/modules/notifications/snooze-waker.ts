@@ -1,6 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
 import { Lifecycle } from '../../shared/lifecycle.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { NotificationService } from './notification.service.js';
@@ -11,9 +10,9 @@ export const SNOOZE_SCAN_MS = 15_000;
 const WAKE_BATCH = 500;
 
 /**
- * Brings snoozed notifications back when their time comes (notifications.md §2.0). Every instance scans for the next
- * due time every SNOOZE_SCAN_MS and sets a timer for it when it falls before the next scan; the wake-up itself is a
- * write per recipient that only matches rows still snoozed and due, so when several instances wake the same rows,
+ * Brings snoozed notifications back when their time comes (docs/notifications.md §2.0). Every instance scans for the
+ * next due time every SNOOZE_SCAN_MS and sets a timer for it when it falls before the next scan; the wake-up itself is
+ * a write per recipient that only matches rows still snoozed and due, so when several instances wake the same rows,
  * exactly one changes them and publishes the `new_notification` frame.
  */
 @Injectable()
@@ -24,7 +23,6 @@ export class SnoozeWaker implements OnApplicationBootstrap {
   private stopped = false;
 
   constructor(
-    private readonly db: DataSource,
     private readonly notifications: NotificationService,
     @Inject(LOGGER) private readonly logger: Logger,
     lifecycle: Lifecycle,
@@ -49,10 +47,8 @@ export class SnoozeWaker implements OnApplicationBootstrap {
   async scan(): Promise<void> {
     if (this.stopped) return;
     try {
-      const [row]: Array<{ due: Date | null }> = await this.db.query(
-        `SELECT min(snoozed_until) AS due FROM notification WHERE snoozed_until IS NOT NULL`,
-      );
-      if (row?.due) this.arm(row.due.getTime());
+      const due = await this.notifications.nextSnoozeDue();
+      if (due) this.arm(due.getTime());
     } catch (err) {
       this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'snooze scan failed');
     }
@@ -77,17 +73,9 @@ export class SnoozeWaker implements OnApplicationBootstrap {
     try {
       for (;;) {
         if (this.stopped) return;
-        const due: Array<{ type: 'user' | 'agent'; uuid: string; company: string; uuids: string[] }> = await this.db.query(
-          `SELECT recipient_type AS type, recipient_uuid AS uuid, company_uuid AS company, array_agg(n.uuid::text) AS uuids
-             FROM (SELECT uuid, recipient_type, recipient_uuid, company_uuid FROM notification
-                    WHERE snoozed_until <= now() ORDER BY snoozed_until LIMIT ${WAKE_BATCH}) AS n
-            GROUP BY 1, 2, 3`,
-        );
-        if (!due.length) break;
-        let woke = 0;
-        for (const d of due) woke += await this.notifications.wake({ type: d.type, uuid: d.uuid, companyUuid: d.company }, d.uuids);
-        // Everything found was woken by another instance meanwhile: it will find the rest.
-        if (!woke) break;
+        const { due, woke } = await this.notifications.wakeDue(WAKE_BATCH);
+        // Nothing due; or everything found was woken by another instance meanwhile: it will find the rest.
+        if (!due || !woke) break;
       }
       await this.scan();
     } catch (err) {

@@ -31,6 +31,7 @@ export class Tx {
   private readonly changes = new Map<string, RealtimeEvent>();
   /** The mutation's domain events, in the order it recorded them. */
   readonly events: AnyDomainEvent[] = [];
+  private discarded = false;
 
   constructor(
     readonly manager: EntityManager,
@@ -74,6 +75,20 @@ export class Tx {
     if (!type) throw new Error(`${name} needs its target's type`);
     this.events.push({ name, projectUuid: on.projectUuid, target: { type, uuid: on.uuid }, payload, uuid: randomUUID() } as AnyDomainEvent);
   }
+
+  /**
+   * The mutation found nothing to change: its transaction rolls back instead of committing, so whatever it wrote on
+   * the way (a stream position it reserved first, to lock in key order) is given back, and nothing it recorded or
+   * held is written or published; `run` still returns the work's result. For writes that learn whether they change
+   * anything only by trying (an idempotent mark of the notification inbox).
+   */
+  rollbackOnly(): void {
+    this.discarded = true;
+  }
+
+  get isRollbackOnly(): boolean {
+    return this.discarded;
+  }
 }
 
 /**
@@ -84,7 +99,8 @@ export class Tx {
  * position for a rollback). After commit, change events go to the bus with their positions and the domain events to
  * their `MUTATION_EVENTS.committed` reactions, awaited before the call returns (so a notification exists when it
  * returns); a reaction's failure is logged with the request id and never changes the result. A rollback publishes
- * nothing.
+ * nothing — whether the work threw or declared that it changed nothing (`tx.rollbackOnly()`, which is not an error:
+ * its result is returned).
  */
 @Injectable()
 export class TransactionRunner {
@@ -102,21 +118,36 @@ export class TransactionRunner {
     let changes: RealtimeEvent[] = [];
     let frames: string[] = [];
     let positions: string[] = [];
-    const result = await this.db.transaction(async (manager) => {
-      tx = new Tx(manager, actor, this.events);
-      const r = await work(tx);
+    // The transaction by hand (TypeORM's `transaction()` commits whatever resolves): a rollback-only mutation ends
+    // in a rollback without an error thrown to get there.
+    const runner = this.db.createQueryRunner();
+    let result: T;
+    try {
+      await runner.startTransaction();
+      tx = new Tx(runner.manager, actor, this.events);
+      result = await work(tx);
+      if (tx.isRollbackOnly) {
+        await runner.rollbackTransaction();
+        return result;
+      }
       if (tx.events.length) await this.beforeCommit(tx);
       changes = tx.changeEvents();
       // Serialized once: the log keeps this JSON and the streams send it as it is.
       frames = changes.map(changeJson);
       // Last: the company's head stays locked only from here to the commit.
       positions = await this.log.append(
-        manager,
+        runner.manager,
         'c',
         changes.map((e, i) => ({ key: e.companyUuid, projectUuid: e.projectUuid, payload: frames[i] })),
       );
-      return r;
-    });
+      await runner.commitTransaction();
+    } catch (err) {
+      // The work's (or the commit's) error is the one reported; a failing rollback adds nothing to it.
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
+    }
     changes.forEach((event, i) => {
       this.bus.publish('change', event, positions[i], frames[i]);
       this.metrics.eventsPublished.inc({ kind: 'change' });

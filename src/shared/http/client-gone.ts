@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 
 /**
  * An AbortSignal that aborts once the HTTP exchange is closed — the client left before its answer, or the answer is
@@ -11,3 +12,9 @@ export function abortOnClose(res: ServerResponse): AbortSignal {
   else res.once('close', () => gone.abort());
   return gone.signal;
 }
+
+/**
+ * A route parameter: the `abortOnClose` signal of the request's response, for a handler that waits (a long-poll)
+ * without taking the response over with `@Res()`.
+ */
+export const ClientGone = createParamDecorator((_: unknown, ctx: ExecutionContext): AbortSignal => abortOnClose(ctx.switchToHttp().getResponse<ServerResponse>()));

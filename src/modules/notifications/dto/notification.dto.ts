@@ -1,9 +1,12 @@
 import { IntersectionType } from '@nestjs/swagger';
 import { BooleanField, EnumField, IntegerField, TextField, UuidArgs, UuidField } from '../../../shared/validation/fields.js';
 import { PagingArgsDto } from '../../../shared/validation/paging-args.dto.js';
-import { AGENT_STATUS_FILTERS, type AgentStatusFilter } from '../domain/notification-request.rules.js';
 
-/** Arguments of the agent-facing notification tools (tools.md §5.2, notifications.md §7). */
+/** `svc_get_notifications`' `status` (docs/notifications.md §7). */
+export const AGENT_STATUS_FILTERS = ['unread', 'read', 'all'] as const;
+export type AgentStatusFilter = (typeof AGENT_STATUS_FILTERS)[number];
+
+/** Arguments of the agent-facing notification tools (tools.md §5.2, docs/notifications.md §7). */
 class NotificationFilterDto {
   @EnumField(AGENT_STATUS_FILTERS, { optional: true, description: 'Which notifications to list (default unread)' })
   status?: AgentStatusFilter;
