@@ -10,7 +10,6 @@ import { NotificationPreferenceService } from '../../src/modules/notifications/n
 import { NotificationRepository } from '../../src/modules/notifications/notification.repository.js';
 import { NotificationService } from '../../src/modules/notifications/notification.service.js';
 import { PoolLoad } from '../../src/shared/database/pool-load.js';
-import { Lifecycle } from '../../src/shared/lifecycle.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { createValidationPipe } from '../../src/shared/validation/validation.pipe.js';
 import { testStreamLog, type Harness } from './world.js';
@@ -19,7 +18,7 @@ import { testStreamLog, type Harness } from './world.js';
 export function notificationInbox(db: DataSource, h: Harness, metrics = new MetricsService()) {
   const log = testStreamLog(db);
   const repository = new NotificationRepository(db);
-  const deltas = new InboxDeltaService(repository, log, h.bus, new InboxWaits(h.bus, new Lifecycle()));
+  const deltas = new InboxDeltaService(repository, log, h.bus, new InboxWaits(h.bus));
   const inbox = new NotificationService(repository, deltas, h.runner, log, h.bus, metrics, new PoolLoad(db));
   return {
     inbox,

@@ -2,7 +2,6 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { BusInterest, BusTopic } from '../../shared/event-bus/event-bus.port.js';
 import { InProcessEventBus } from '../../shared/event-bus/in-process-event-bus.js';
 import { AppError } from '../../shared/errors/app-error.js';
-import { Lifecycle } from '../../shared/lifecycle.js';
 import { InboxWaits, MAX_WAITS_PER_RECIPIENT } from './inbox-waits.js';
 
 const U = '3f1c2a4b-5d6e-4f70-8a9b-0c1d2e3f4a5b';
@@ -10,10 +9,9 @@ const frame = { type: 'count_update' as const, unreadCount: 0 };
 
 function setup() {
   const bus = new InProcessEventBus(() => undefined, new EventEmitter2());
-  const lifecycle = new Lifecycle();
-  const waits = new InboxWaits(bus, lifecycle);
+  const waits = new InboxWaits(bus);
   const deliver = (uuid: string, position: string | null) => waits.onFrame({ recipientType: 'agent', recipientUuid: uuid, frame }, { relayed: true, position });
-  return { waits, lifecycle, deliver };
+  return { waits, deliver };
 }
 
 describe('InboxWaits', () => {
@@ -28,7 +26,7 @@ describe('InboxWaits', () => {
         return { ready: active, continuous: false, release: () => held.splice(held.indexOf(name), 1) };
       }
     })();
-    const waits = new InboxWaits(bus, new Lifecycle());
+    const waits = new InboxWaits(bus);
     const watch = waits.watch('agent', U);
     expect(held).toEqual([`agent:${U}`]);
     let ready = false;
@@ -78,7 +76,7 @@ describe('InboxWaits', () => {
   });
 
   it('times out, ends on end() and at shutdown', async () => {
-    const { waits, lifecycle } = setup();
+    const { waits } = setup();
     const watch = waits.watch('agent', U);
     expect(await watch.next(0, 20)).toBe('timeout');
     const ended = watch.next(0, 10_000);
@@ -86,7 +84,7 @@ describe('InboxWaits', () => {
     expect(await ended).toBe('shutdown');
     const other = waits.watch('agent', U);
     const pending = other.next(0, 10_000);
-    lifecycle.beginShutdown();
+    waits.beforeApplicationShutdown();
     expect(await pending).toBe('shutdown');
     expect(await waits.watch('agent', U).next(0, 10_000)).toBe('shutdown');
   });

@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import { BUS_EVENTS, type DeliveryMeta, type NotificationMessage } from '../../shared/event-bus/events.js';
 import { RateLimitedError } from '../../shared/errors/app-error.js';
-import { Lifecycle } from '../../shared/lifecycle.js';
 import { parsePosition, recipientKey } from '../../shared/stream-log/position.js';
 
 /** At most this many concurrent waits per recipient on one instance (notifications.md §2.0). */
@@ -52,16 +51,16 @@ interface Watcher {
  * end (`shutdown`) at the start of shutdown.
  */
 @Injectable()
-export class InboxWaits {
+export class InboxWaits implements BeforeApplicationShutdown {
   private readonly watchers = new Map<string, Set<Watcher>>();
   private readonly slots = new Map<string, number>();
   private closing = false;
 
-  constructor(
-    private readonly bus: EventBus,
-    lifecycle: Lifecycle,
-  ) {
-    lifecycle.onShutdown(() => this.endAll());
+  constructor(private readonly bus: EventBus) {}
+
+  /** Shutdown begins: every wait answers now (an empty delta), before the HTTP server closes. */
+  beforeApplicationShutdown(): void {
+    this.endAll();
   }
 
   /**

@@ -1,6 +1,6 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Interval, SchedulerRegistry } from '@nestjs/schedule';
 import type { Logger } from 'pino';
-import { Lifecycle } from '../../shared/lifecycle.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { NotificationService } from './notification.service.js';
 
@@ -9,38 +9,45 @@ export const SNOOZE_SCAN_MS = 15_000;
 /** Due notifications woken per pass (the next pass follows at once while more are due). */
 const WAKE_BATCH = 500;
 
+/** The scheduler's names of the scan and of the timer armed for the next due snooze. */
+const SCAN = 'snooze-scan';
+const DUE = 'snooze-due';
+
 /**
  * Brings snoozed notifications back when their time comes (docs/notifications.md §2.0). Every instance scans for the
- * next due time every SNOOZE_SCAN_MS and sets a timer for it when it falls before the next scan; the wake-up itself is
- * a write per recipient that only matches rows still snoozed and due, so when several instances wake the same rows,
- * exactly one changes them and publishes the `new_notification` frame.
+ * next due time every SNOOZE_SCAN_MS (the framework's scheduler) and arms a timeout for it when it falls before the
+ * next scan; the wake-up itself is a write per recipient that only matches rows still snoozed and due, so when
+ * several instances wake the same rows, exactly one changes them and publishes the `new_notification` frame.
  */
 @Injectable()
-export class SnoozeWaker implements OnApplicationBootstrap {
-  private scanTimer: NodeJS.Timeout | null = null;
-  private dueTimer: NodeJS.Timeout | null = null;
+export class SnoozeWaker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private running: Promise<void> | null = null;
   private stopped = false;
 
   constructor(
     private readonly notifications: NotificationService,
     @Inject(LOGGER) private readonly logger: Logger,
-    lifecycle: Lifecycle,
-  ) {
-    lifecycle.onShutdown(() => this.stop());
-  }
+    private readonly scheduler: SchedulerRegistry,
+  ) {}
 
   onApplicationBootstrap(): void {
-    this.scanTimer = setInterval(() => void this.scan(), SNOOZE_SCAN_MS);
-    this.scanTimer.unref();
     void this.scan();
+  }
+
+  /** Shutdown begins: no more scans or wake-ups while the database closes. */
+  beforeApplicationShutdown(): void {
+    this.stop();
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.scanTimer) clearInterval(this.scanTimer);
-    if (this.dueTimer) clearTimeout(this.dueTimer);
-    this.scanTimer = this.dueTimer = null;
+    if (this.scheduler.doesExist('interval', SCAN)) this.scheduler.deleteInterval(SCAN);
+    if (this.scheduler.doesExist('timeout', DUE)) this.scheduler.deleteTimeout(DUE);
+  }
+
+  @Interval(SCAN, SNOOZE_SCAN_MS)
+  onScanInterval(): void {
+    void this.scan();
   }
 
   /** Looks for the next due time; wakes what is due now, or arms a timer for what falls due before the next scan. */
@@ -54,13 +61,18 @@ export class SnoozeWaker implements OnApplicationBootstrap {
     }
   }
 
+  /** A timeout for the next due time when it falls before the next scan (a dynamic timeout of the scheduler). */
   private arm(at: number): void {
     if (this.stopped) return;
     const delay = at - Date.now();
     if (delay > SNOOZE_SCAN_MS) return;
-    if (this.dueTimer) clearTimeout(this.dueTimer);
-    this.dueTimer = setTimeout(() => void this.wakeDue(), Math.max(0, delay));
-    this.dueTimer.unref();
+    if (this.scheduler.doesExist('timeout', DUE)) this.scheduler.deleteTimeout(DUE);
+    const timer = setTimeout(() => {
+      if (this.scheduler.doesExist('timeout', DUE)) this.scheduler.deleteTimeout(DUE);
+      void this.wakeDue();
+    }, Math.max(0, delay));
+    timer.unref();
+    this.scheduler.addTimeout(DUE, timer);
   }
 
   /** Wakes every due notification, recipient by recipient (one frame each); safe to run on several instances. */
