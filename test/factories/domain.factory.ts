@@ -4,10 +4,11 @@ import type { Actor } from '../../src/shared/auth/actor.js';
 import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import type { DocumentType } from '../../src/modules/documents/index.js';
 import { ElaborationService, IdeaService, type IdeaRecord, type QuestionInput } from '../../src/modules/ideas/index.js';
-import { ProjectGroupService, ProjectService, type GroupRecord, type ProjectRecord } from '../../src/modules/projects/index.js';
+import type { ProjectGroupService, ProjectService, GroupRecord, ProjectRecord } from '../../src/modules/projects/index.js';
 import type { ProposalStatus } from '../../src/modules/proposals/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
 import { DocumentEntity, ProposalEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
+import { projectGroupService, projectService } from '../utils/domain-services.js';
 
 const unique = (): string => randomBytes(3).toString('hex');
 
@@ -46,8 +47,8 @@ export class DomainFactory {
     private readonly db: DataSource,
     runner: TransactionRunner,
   ) {
-    this.projects = new ProjectService(db, runner);
-    this.groups = new ProjectGroupService(db, runner);
+    this.projects = projectService(db, runner);
+    this.groups = projectGroupService(db, runner);
     this.ideas = new IdeaService(db, runner);
     this.elaboration = new ElaborationService(db, runner);
   }

@@ -22,7 +22,7 @@ import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { Lifecycle } from '../../src/shared/lifecycle.js';
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { ActivityService, MentionService } from '../../src/modules/collaboration/index.js';
-import { ProjectService } from '../../src/modules/projects/index.js';
+import { projectService } from './domain-services.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import { HttpClient } from './http.js';
@@ -164,7 +164,7 @@ export class World {
 
   /** A project created through the projects service on the harness runner. */
   async project(actor: Actor, opts: { name?: string; description?: string; groupUuid?: string } = {}): Promise<string> {
-    return (await new ProjectService(this.ds, this.h.runner).create(actor, { name: opts.name ?? `Project ${unique()}`, ...opts })).uuid;
+    return (await projectService(this.ds, this.h.runner).create(actor, { name: opts.name ?? `Project ${unique()}`, ...opts })).uuid;
   }
 
   // --- access --------------------------------------------------------------------------------------------------

@@ -1,0 +1,16 @@
+import type { DataSource } from 'typeorm';
+import { ProjectGroupRepository } from '../../src/modules/projects/project-group.repository.js';
+import { ProjectRepository } from '../../src/modules/projects/project.repository.js';
+import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
+import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
+
+/*
+ * Domain services wired by hand as their Nest modules wire them: each on its repositories over the data source's
+ * manager (README "Architecture"), for tests that build a service without booting a module.
+ */
+
+export const projectService = (ds: DataSource, runner: TransactionRunner): ProjectService =>
+  new ProjectService(new ProjectRepository(ds.manager), new ProjectGroupRepository(ds.manager), runner);
+
+export const projectGroupService = (ds: DataSource, runner: TransactionRunner): ProjectGroupService =>
+  new ProjectGroupService(ds, new ProjectGroupRepository(ds.manager), new ProjectRepository(ds.manager), runner);
