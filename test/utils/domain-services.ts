@@ -1,4 +1,6 @@
 import type { DataSource } from 'typeorm';
+import { DocumentRepository } from '../../src/modules/documents/document.repository.js';
+import { DocumentService } from '../../src/modules/documents/index.js';
 import { ProjectGroupRepository } from '../../src/modules/projects/project-group.repository.js';
 import { ProjectRepository } from '../../src/modules/projects/project.repository.js';
 import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
@@ -14,3 +16,5 @@ export const projectService = (ds: DataSource, runner: TransactionRunner): Proje
 
 export const projectGroupService = (ds: DataSource, runner: TransactionRunner): ProjectGroupService =>
   new ProjectGroupService(ds, new ProjectGroupRepository(ds.manager), new ProjectRepository(ds.manager), runner);
+
+export const documentService = (ds: DataSource, runner: TransactionRunner): DocumentService => new DocumentService(ds, new DocumentRepository(ds.manager), runner);
