@@ -4,6 +4,8 @@ import { DocumentService } from '../../src/modules/documents/index.js';
 import { ProjectGroupRepository } from '../../src/modules/projects/project-group.repository.js';
 import { ProjectRepository } from '../../src/modules/projects/project.repository.js';
 import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
+import { ProposalRepository } from '../../src/modules/proposals/proposal.repository.js';
+import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
 import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 
 /*
@@ -16,5 +18,13 @@ export const projectService = (ds: DataSource, runner: TransactionRunner): Proje
 
 export const projectGroupService = (ds: DataSource, runner: TransactionRunner): ProjectGroupService =>
   new ProjectGroupService(ds, new ProjectGroupRepository(ds.manager), new ProjectRepository(ds.manager), runner);
+
+export const proposalService = (ds: DataSource, runner: TransactionRunner): ProposalService => new ProposalService(ds, new ProposalRepository(ds.manager), runner);
+
+export const proposalApprovalService = (ds: DataSource, runner: TransactionRunner): ProposalApprovalService =>
+  new ProposalApprovalService(new ProposalRepository(ds.manager), runner);
+
+export const proposalRevocationService = (ds: DataSource, runner: TransactionRunner): ProposalRevocationService =>
+  new ProposalRevocationService(new ProposalRepository(ds.manager), runner);
 
 export const documentService = (ds: DataSource, runner: TransactionRunner): DocumentService => new DocumentService(ds, new DocumentRepository(ds.manager), runner);
