@@ -1,6 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { DocumentRepository } from '../../src/modules/documents/document.repository.js';
 import { DocumentService } from '../../src/modules/documents/index.js';
+import { ElaborationRepository } from '../../src/modules/ideas/elaboration.repository.js';
+import { IdeaRepository } from '../../src/modules/ideas/idea.repository.js';
+import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
 import { ProjectGroupRepository } from '../../src/modules/projects/project-group.repository.js';
 import { ProjectRepository } from '../../src/modules/projects/project.repository.js';
 import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
@@ -18,6 +21,13 @@ export const projectService = (ds: DataSource, runner: TransactionRunner): Proje
 
 export const projectGroupService = (ds: DataSource, runner: TransactionRunner): ProjectGroupService =>
   new ProjectGroupService(ds, new ProjectGroupRepository(ds.manager), new ProjectRepository(ds.manager), runner);
+
+export const ideaService = (ds: DataSource, runner: TransactionRunner): IdeaService => new IdeaService(ds, new IdeaRepository(ds.manager), runner);
+
+export const elaborationService = (ds: DataSource, runner: TransactionRunner): ElaborationService =>
+  new ElaborationService(ds, new IdeaRepository(ds.manager), new ElaborationRepository(ds.manager), runner);
+
+export const ideaTrackerService = (ds: DataSource): IdeaTrackerService => new IdeaTrackerService(new IdeaRepository(ds.manager));
 
 export const proposalService = (ds: DataSource, runner: TransactionRunner): ProposalService => new ProposalService(ds, new ProposalRepository(ds.manager), runner);
 
