@@ -1,4 +1,9 @@
 import type { DataSource } from 'typeorm';
+import { ActivityRepository } from '../../src/modules/collaboration/activity.repository.js';
+import { CommentRepository } from '../../src/modules/collaboration/comment.repository.js';
+import { ReferenceRepository } from '../../src/modules/collaboration/reference.repository.js';
+import { SearchRepository } from '../../src/modules/collaboration/search.repository.js';
+import { ActivityService, CommentService, MentionService, ReferenceService, SearchService } from '../../src/modules/collaboration/index.js';
 import { DocumentRepository } from '../../src/modules/documents/document.repository.js';
 import { DocumentService } from '../../src/modules/documents/index.js';
 import { ElaborationRepository } from '../../src/modules/ideas/elaboration.repository.js';
@@ -38,3 +43,11 @@ export const proposalRevocationService = (ds: DataSource, runner: TransactionRun
   new ProposalRevocationService(new ProposalRepository(ds.manager), runner);
 
 export const documentService = (ds: DataSource, runner: TransactionRunner): DocumentService => new DocumentService(ds, new DocumentRepository(ds.manager), runner);
+
+export const commentService = (ds: DataSource, runner: TransactionRunner): CommentService => new CommentService(ds, new CommentRepository(ds.manager), runner);
+
+export const referenceService = (ds: DataSource, runner: TransactionRunner): ReferenceService => new ReferenceService(new ReferenceRepository(ds.manager), runner);
+
+export const activityService = (ds: DataSource): ActivityService => new ActivityService(ds, new ActivityRepository(ds.manager), new MentionService());
+
+export const searchService = (ds: DataSource): SearchService => new SearchService(new SearchRepository(ds.manager));

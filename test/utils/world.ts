@@ -21,8 +21,7 @@ import { createLogger } from '../../src/shared/logging/logger.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { Lifecycle } from '../../src/shared/lifecycle.js';
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
-import { ActivityService, MentionService } from '../../src/modules/collaboration/index.js';
-import { projectService } from './domain-services.js';
+import { activityService, projectService } from './domain-services.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import { HttpClient } from './http.js';
@@ -247,7 +246,7 @@ export function createHarness(db: DataSource): Harness {
   }, emitter);
   const logger = pino({ level: 'silent' });
   const runner = new TransactionRunner(db, bus, emitter, new MetricsService(), new UnloggedStreamLog(db, loadConfig({}), logger, new Lifecycle()), logger);
-  bindOnEvent(emitter, new ActivityService(db, new MentionService()), new SessionReactions());
+  bindOnEvent(emitter, activityService(db), new SessionReactions());
   const events: RealtimeEvent[] = [];
   bus.subscribe('change', (e) => events.push(e));
   return {
