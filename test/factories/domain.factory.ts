@@ -3,11 +3,12 @@ import type { DataSource } from 'typeorm';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import type { DocumentType } from '../../src/modules/documents/index.js';
-import { ElaborationService, IdeaService, type IdeaRecord, type QuestionInput } from '../../src/modules/ideas/index.js';
-import { ProjectGroupService, ProjectService, type GroupRecord, type ProjectRecord } from '../../src/modules/projects/index.js';
+import type { ElaborationService, IdeaService, IdeaRecord, QuestionInput } from '../../src/modules/ideas/index.js';
+import type { ProjectGroupService, ProjectService, GroupRecord, ProjectRecord } from '../../src/modules/projects/index.js';
 import type { ProposalStatus } from '../../src/modules/proposals/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
 import { DocumentEntity, ProposalEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
+import { elaborationService, ideaService, projectGroupService, projectService } from '../utils/domain-services.js';
 
 const unique = (): string => randomBytes(3).toString('hex');
 
@@ -46,10 +47,10 @@ export class DomainFactory {
     private readonly db: DataSource,
     runner: TransactionRunner,
   ) {
-    this.projects = new ProjectService(db, runner);
-    this.groups = new ProjectGroupService(db, runner);
-    this.ideas = new IdeaService(db, runner);
-    this.elaboration = new ElaborationService(db, runner);
+    this.projects = projectService(db, runner);
+    this.groups = projectGroupService(db, runner);
+    this.ideas = ideaService(db, runner);
+    this.elaboration = elaborationService(db, runner);
   }
 
   group(actor: Actor, overrides: { name?: string; description?: string } = {}): Promise<GroupRecord> {

@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor, ActorType } from '../../src/shared/auth/actor.js';
-import { DocumentService, type DocumentType } from '../../src/modules/documents/index.js';
-import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
+import type { DocumentService, DocumentType } from '../../src/modules/documents/index.js';
+import type { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
+import { documentService, proposalApprovalService, proposalRevocationService, proposalService } from '../utils/domain-services.js';
 import { agentActor, userActor, type Harness, type World } from '../utils/world.js';
 import { AcceptanceCriterionEntity, ActivityEntity, AgentSessionEntity, CommentEntity, DocumentEntity, IdeaEntity, ProjectEntity, ProposalEntity, ReferenceEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
@@ -212,10 +213,10 @@ export async function seedWorld(world: World, h: Harness = world.h): Promise<Pro
   return {
     h,
     f,
-    proposals: new ProposalService(db, h.runner),
-    approval: new ProposalApprovalService(h.runner),
-    revocation: new ProposalRevocationService(h.runner),
-    documents: new DocumentService(db, h.runner),
+    proposals: proposalService(db, h.runner),
+    approval: proposalApprovalService(db, h.runner),
+    revocation: proposalRevocationService(db, h.runner),
+    documents: documentService(db, h.runner),
     companyUuid: company.uuid,
     user: userActor(u),
     pm: agentActor(pmAgent.agent, company.uuid),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { ActivityService, CommentService, MentionService, recentActivities, ReferenceService } from '../../src/modules/collaboration/index.js';
+import { recentActivities, type ActivityService } from '../../src/modules/collaboration/index.js';
+import { activityService, commentService, referenceService } from '../utils/domain-services.js';
 import { ActivityEntity } from '../../src/entities.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   tdb = world.db;
   db = tdb.dataSource;
   h = world.h;
-  svc = new ActivityService(db, new MentionService());
+  svc = activityService(db);
   f = new CollabFactory(db);
   const ids = new IdentityFactory(db);
   const company = await ids.company();
@@ -49,8 +50,8 @@ beforeAll(async () => {
   taskUuid = task.uuid;
 
   // Real writes through the services produce the activities.
-  const comments = new CommentService(db, h.runner);
-  const references = new ReferenceService(h.runner);
+  const comments = commentService(db, h.runner);
+  const references = referenceService(db, h.runner);
   await comments.add(user, { targetType: 'idea', targetUuid: ideaUuid, content: 'first' });
   const ref = await references.add(agent, { targetType: 'task', targetUuid: taskUuid, type: 'docs', url: 'https://x.test', title: 'Docs' });
   await comments.add(agent, { targetType: 'task', targetUuid: taskUuid, content: 'second' });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
+import { countComments, parseMentions, resolveTarget, validMentionTargets, writeComment, type CommentService } from '../../src/modules/collaboration/index.js';
+import { commentService } from '../utils/domain-services.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import { CollabFactory } from '../factories/collab.factory.js';
@@ -40,7 +41,7 @@ beforeAll(async () => {
   h.onCommitted((m) => {
     mutations.push(m);
   });
-  svc = new CommentService(db, h.runner);
+  svc = commentService(db, h.runner);
   f = new CollabFactory(db);
   const ids = new IdentityFactory(db);
   const company = await ids.company();

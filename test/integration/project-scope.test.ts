@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolveProjectScope } from '../../src/modules/assignments/index.js';
-import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
+import { projectGroupService, projectService } from '../utils/domain-services.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
@@ -22,8 +22,8 @@ describe('resolveProjectScope (tools.md §2) against PostgreSQL', () => {
     db = world.db;
     const h = world.h;
     const ids = new IdentityFactory(db.dataSource);
-    const projects = new ProjectService(db.dataSource, h.runner);
-    const groups = new ProjectGroupService(db.dataSource, h.runner);
+    const projects = projectService(db.dataSource, h.runner);
+    const groups = projectGroupService(db.dataSource, h.runner);
     const a = userActor(await ids.user((await ids.company()).uuid));
     const b = userActor(await ids.user((await ids.company()).uuid));
     company = a.companyUuid;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
+import type { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
+import { projectGroupService, projectService } from '../utils/domain-services.js';
 import { DomainFactory } from '../factories/domain.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { expectAppError, tableCounts } from '../utils/expect-error.js';
@@ -21,8 +22,8 @@ beforeAll(async () => {
   world = await World.database();
   db = world.db;
   h = world.h;
-  projects = new ProjectService(db.dataSource, h.runner);
-  groups = new ProjectGroupService(db.dataSource, h.runner);
+  projects = projectService(db.dataSource, h.runner);
+  groups = projectGroupService(db.dataSource, h.runner);
   f = new DomainFactory(db.dataSource, h.runner);
   const ids = new IdentityFactory(db.dataSource);
   const a = await ids.company();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { deleteTargetCollaboration, insertReferences, listForTarget, ReferenceService, validateReference, CommentService } from '../../src/modules/collaboration/index.js';
+import { deleteTargetCollaboration, insertReferences, listForTarget, validateReference, type ReferenceService } from '../../src/modules/collaboration/index.js';
+import { commentService, referenceService } from '../utils/domain-services.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
@@ -49,7 +50,7 @@ beforeAll(async () => {
   tdb = world.db;
   db = tdb.dataSource;
   h = world.h;
-  svc = new ReferenceService(h.runner);
+  svc = referenceService(db, h.runner);
   f = new CollabFactory(db);
   const ids = new IdentityFactory(db);
   const company = await ids.company();
@@ -255,7 +256,7 @@ describe('listForTarget and cleanup helpers', () => {
   });
 
   it('deleteTargetCollaboration removes comments and references of the named targets only', async () => {
-    const comments = new CommentService(db, h.runner);
+    const comments = commentService(db, h.runner);
     const [t1, t2] = [
       await f.task({ uuid: projectUuid, companyUuid: user.companyUuid }, { type: 'user', uuid: user.uuid }),
       await f.task({ uuid: projectUuid, companyUuid: user.companyUuid }, { type: 'user', uuid: user.uuid }),

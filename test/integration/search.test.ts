@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { SearchService } from '../../src/modules/collaboration/index.js';
+import type { SearchService } from '../../src/modules/collaboration/index.js';
+import { searchService } from '../utils/domain-services.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   world = await World.database();
   tdb = world.db;
   db = tdb.dataSource;
-  svc = new SearchService(db);
+  svc = searchService(db);
   f = new CollabFactory(db);
   const idf = new IdentityFactory(db);
   const company = await idf.company();

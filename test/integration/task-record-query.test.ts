@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { PersonResolver } from '../../src/shared/database/person.js';
-import { countComments, listForTarget, ReferenceService } from '../../src/modules/collaboration/index.js';
+import { countComments, listForTarget } from '../../src/modules/collaboration/index.js';
 import { acceptanceStatus, acceptanceSummary } from '../../src/modules/tasks/domain/task-transition.js';
 import { AcceptanceCriterionEntity, TaskEntity } from '../../src/modules/tasks/task.entity.js';
 import { TaskQueries } from '../../src/modules/tasks/task.queries.js';
 import { taskPeople, toCriterionRecord, toTaskSummary } from '../../src/modules/tasks/task.records.js';
 import { TaskFactory } from '../factories/task.factory.js';
+import { referenceService } from '../utils/domain-services.js';
 import { World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
@@ -56,7 +57,7 @@ describe('TaskQueries.load (one statement)', () => {
     const h = world.h;
     const f = new TaskFactory(tdb.dataSource, h);
     const w = await f.world();
-    const refsSvc = new ReferenceService(h.runner);
+    const refsSvc = referenceService(tdb.dataSource, h.runner);
     const pre = await f.task(w.admin, w.projectUuid, { title: 'Pre "quoted" \\ back' });
     const pre2 = await f.task(w.admin, w.projectUuid, { title: 'Pre2 ünïcödé 🚀' });
     const t = await f.task(w.admin, w.projectUuid, {

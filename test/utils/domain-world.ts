@@ -1,6 +1,7 @@
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
-import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
+import type { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
+import { elaborationService, ideaService, ideaTrackerService } from './domain-services.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { DomainFactory } from '../factories/domain.factory.js';
 import type { IdentityFactory } from '../factories/identity.factory.js';
@@ -78,9 +79,9 @@ export async function createIdeaWorld(): Promise<IdeaWorld> {
     h,
     refused,
     f: new DomainFactory(db.dataSource, h.runner),
-    ideas: new IdeaService(db.dataSource, h.runner),
-    elaboration: new ElaborationService(db.dataSource, h.runner),
-    tracker: new IdeaTrackerService(db.dataSource),
+    ideas: ideaService(db.dataSource, h.runner),
+    elaboration: elaborationService(db.dataSource, h.runner),
+    tracker: ideaTrackerService(db.dataSource),
     ids,
     alice: userActor(aliceU),
     bob: userActor(bobU),

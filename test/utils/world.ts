@@ -20,8 +20,7 @@ import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-b
 import { createLogger } from '../../src/shared/logging/logger.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
-import { ActivityService, MentionService } from '../../src/modules/collaboration/index.js';
-import { ProjectService } from '../../src/modules/projects/index.js';
+import { activityService, projectService } from './domain-services.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import { HttpClient } from './http.js';
@@ -164,7 +163,7 @@ export class World {
 
   /** A project created through the projects service on the harness runner. */
   async project(actor: Actor, opts: { name?: string; description?: string; groupUuid?: string } = {}): Promise<string> {
-    return (await new ProjectService(this.ds, this.h.runner).create(actor, { name: opts.name ?? `Project ${unique()}`, ...opts })).uuid;
+    return (await projectService(this.ds, this.h.runner).create(actor, { name: opts.name ?? `Project ${unique()}`, ...opts })).uuid;
   }
 
   // --- access --------------------------------------------------------------------------------------------------
@@ -247,7 +246,7 @@ export function createHarness(db: DataSource): Harness {
   }, emitter);
   const logger = pino({ level: 'silent' });
   const runner = new TransactionRunner(db, bus, emitter, new MetricsService(), new UnloggedStreamLog(db, loadConfig({}), logger, new SchedulerRegistry()), logger);
-  bindOnEvent(emitter, new ActivityService(db, new MentionService()), new SessionReactions());
+  bindOnEvent(emitter, activityService(db), new SessionReactions());
   const events: RealtimeEvent[] = [];
   bus.subscribe('change', (e) => events.push(e));
   return {

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { DataSource, In, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { MUTATION_EVENTS } from '../../shared/event-bus/events.js';
 import { activityAction, NOT_ACTIVITIES, type AnyDomainEvent } from '../../shared/events/domain-events.js';
-import { ActivityEntity } from './activity.entity.js';
+import type { ActivityEntity } from './activity.entity.js';
+import { ActivityRepository } from './activity.repository.js';
 import { mergeActivities, type RecordedActivity } from './domain/activity-merge.js';
 import { MentionService } from './mention.service.js';
 import { PersonResolver } from '../../shared/database/person.js';
@@ -24,8 +25,6 @@ export interface ListActivityInput {
   pageSize?: number;
 }
 
-const NEWEST_FIRST = { createdAt: 'DESC', uuid: 'ASC' } as const;
-
 async function toRecords(em: EntityManager, rows: ActivityEntity[]): Promise<ActivityRecord[]> {
   const people = await PersonResolver.load(em, rows.map((a) => ({ type: a.actorType, uuid: a.actorUuid })));
   return rows.map((a) => toActivityRecord(a, people));
@@ -34,12 +33,7 @@ async function toRecords(em: EntityManager, rows: ActivityEntity[]): Promise<Act
 /** The newest activities across several projects (group dashboard's `recentActivity`). */
 export async function recentActivities(em: EntityManager, companyUuid: string, projectUuids: string[], limit: number): Promise<ActivityRecord[]> {
   if (!projectUuids.length) return [];
-  const rows = await em.find(ActivityEntity, {
-    where: { companyUuid, projectUuid: In(projectUuids) },
-    order: NEWEST_FIRST,
-    take: limit,
-  });
-  return toRecords(em, rows);
+  return toRecords(em, await new ActivityRepository(em).recent(companyUuid, projectUuids, limit));
 }
 
 /** A domain event as an entry of the log: its verb the action, its payload the value (none when it carries nothing). */
@@ -57,6 +51,7 @@ function asActivity(e: AnyDomainEvent): RecordedActivity {
 export class ActivityService {
   constructor(
     private readonly db: DataSource,
+    private readonly activities: ActivityRepository,
     private readonly mentions: MentionService,
   ) {}
 
@@ -72,8 +67,7 @@ export class ActivityService {
     const rows = mergeActivities(tx.events.filter((e) => !NOT_ACTIVITIES.has(e.name)).map(asActivity));
     if (rows.length) {
       const now = Date.now();
-      await manager.insert(
-        ActivityEntity,
+      await this.activities.in(tx).add(
         rows.map((a, i) => ({
           uuid: a.uuid,
           companyUuid: actor.companyUuid,
@@ -106,15 +100,13 @@ export class ActivityService {
     if (input.targetUuid != null && !isUuid(input.targetUuid)) {
       throw new ValidationError('Invalid arguments', [{ field: 'targetUuid', message: 'must be a uuid' }]);
     }
-    const em = this.db.manager;
     if (!isUuid(input.projectUuid)) throw new NotFoundError('Project');
-    const project: unknown[] = await em.query('SELECT 1 FROM project WHERE uuid = $1 AND company_uuid = $2', [input.projectUuid, actor.companyUuid]);
-    if (!project.length) throw new NotFoundError('Project');
+    if (!(await this.activities.projectExists(input.projectUuid, actor.companyUuid))) throw new NotFoundError('Project');
 
     const where: FindOptionsWhere<ActivityEntity> = { companyUuid: actor.companyUuid, projectUuid: input.projectUuid };
     if (targetType) where.targetType = targetType;
     if (input.targetUuid != null) where.targetUuid = input.targetUuid;
-    const [rows, total] = await em.findAndCount(ActivityEntity, { where, order: NEWEST_FIRST, skip: offsetOf(p), take: p.pageSize });
-    return { activities: await toRecords(em, rows), page: p.page, pageSize: p.pageSize, total };
+    const [rows, total] = await this.activities.page(where, offsetOf(p), p.pageSize);
+    return { activities: await toRecords(this.db.manager, rows), page: p.page, pageSize: p.pageSize, total };
   }
 }

@@ -6,8 +6,8 @@ import { PersonResolver } from '../../shared/database/person.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
-import { CommentEntity } from './collaboration.entity.js';
 import { toCommentRecord, type CommentRecord } from './collaboration.records.js';
+import { CommentRepository } from './comment.repository.js';
 import { parseTargetType, resolveTarget, type ResolvedTarget } from './target.js';
 
 export const MAX_COMMENT_LENGTH = 20_000;
@@ -42,25 +42,15 @@ export function validateCommentContent(content: unknown): string {
 export async function writeComment(tx: Tx, target: ResolvedTarget, content: string): Promise<CommentRecord> {
   const text = validateCommentContent(content);
   const { actor } = tx;
-  const uuid = randomUUID();
-  // clock_timestamp(), not now(): several comments of one transaction keep their order.
-  await tx.manager
-    .createQueryBuilder()
-    .insert()
-    .into(CommentEntity)
-    .values({
-      uuid,
-      companyUuid: actor.companyUuid,
-      targetType: target.type,
-      targetUuid: target.uuid,
-      content: text,
-      authorType: actor.type,
-      authorUuid: actor.uuid,
-      createdAt: () => 'clock_timestamp()',
-      updatedAt: () => 'clock_timestamp()',
-    })
-    .execute();
-  const comment = await tx.manager.findOneByOrFail(CommentEntity, { uuid });
+  const comment = await new CommentRepository(tx.manager).add({
+    uuid: randomUUID(),
+    companyUuid: actor.companyUuid,
+    targetType: target.type,
+    targetUuid: target.uuid,
+    content: text,
+    authorType: actor.type,
+    authorUuid: actor.uuid,
+  });
   tx.change(target.type, target.uuid, target.projectUuid, 'updated');
   tx.record('comment.added', { projectUuid: target.projectUuid, uuid: target.uuid, type: target.type }, { commentUuid: comment.uuid });
   tx.text({
@@ -85,7 +75,7 @@ export async function writeComment(tx: Tx, target: ResolvedTarget, content: stri
 
 /** Comment count of one target (TaskRecord.commentCount). */
 export async function countComments(em: EntityManager, companyUuid: string, targetType: string, targetUuid: string): Promise<number> {
-  return em.count(CommentEntity, { where: { companyUuid, targetType: parseTargetType(targetType), targetUuid } });
+  return new CommentRepository(em).total({ companyUuid, targetType: parseTargetType(targetType), targetUuid });
 }
 
 /** Comments are append-only (domain.md §2.16): list and add, nothing else. */
@@ -93,18 +83,14 @@ export async function countComments(em: EntityManager, companyUuid: string, targ
 export class CommentService {
   constructor(
     private readonly db: DataSource,
+    private readonly comments: CommentRepository,
     private readonly runner: TransactionRunner,
   ) {}
 
   async list(actor: Actor, input: ListCommentsInput): Promise<{ comments: CommentRecord[] } & PageResult> {
     const p = paging(input);
     const target = await resolveTarget(this.db.manager, actor.companyUuid, parseTargetType(input.targetType), input.targetUuid);
-    const [rows, total] = await this.db.getRepository(CommentEntity).findAndCount({
-      where: { companyUuid: actor.companyUuid, targetType: target.type, targetUuid: target.uuid },
-      order: { createdAt: 'ASC', uuid: 'ASC' },
-      skip: offsetOf(p),
-      take: p.pageSize,
-    });
+    const [rows, total] = await this.comments.page({ companyUuid: actor.companyUuid, targetType: target.type, targetUuid: target.uuid }, offsetOf(p), p.pageSize);
     const people = await PersonResolver.load(
       this.db.manager,
       rows.map((c) => ({ type: c.authorType, uuid: c.authorUuid })),

@@ -7,9 +7,10 @@ import type { DomainEventMap, MentionSource } from '../../shared/events/domain-e
 
 /** The new, valid mentions of one text, as written to the `mention` table. */
 type RecordedMention = DomainEventMap['mention.created'];
-import { MentionEntity } from './collaboration.entity.js';
+import type { MentionEntity } from './collaboration.entity.js';
 import { newMentions } from './domain/mentions.js';
 import { validMentionTargets } from './mention-targets.queries.js';
+import { MentionRepository } from './mention.repository.js';
 
 /** The `mention` table's writer (notifications.md §5): only the mentions a text newly gained, of valid targets. */
 @Injectable()
@@ -37,7 +38,7 @@ export class MentionService {
         });
       }
     }
-    if (rows.length) await em.createQueryBuilder().insert().into(MentionEntity).values(rows).execute();
+    if (rows.length) await new MentionRepository(em).add(rows);
     return recorded;
   }
 }

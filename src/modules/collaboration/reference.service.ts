@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { In, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { PersonResolver } from '../../shared/database/person.js';
-import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import type { DomainEventMap } from '../../shared/events/domain-events.js';
 import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { ReferenceEntity, type ReferenceTargetType } from './collaboration.entity.js';
+import type { ReferenceEntity, ReferenceTargetType } from './collaboration.entity.js';
 import { toReferenceRecord, type ReferenceRecord } from './collaboration.records.js';
 import { MAX_REFERENCES_PER_TARGET, validateReference, type ReferenceInput, type ValidReference } from './domain/reference.rules.js';
+import { ReferenceRepository } from './reference.repository.js';
 import { parseTargetType, resolveTarget, type ResolvedTarget } from './target.js';
 
 export const REFERENCE_TARGET_TYPES: readonly ReferenceTargetType[] = ['idea', 'proposal', 'task'];
@@ -33,10 +33,7 @@ const EDITABLE = ['type', 'url', 'title', 'notes'] as const;
 
 /** A target's references, oldest first, for inlining on its record (domain.md §2.15). */
 export async function listForTarget(em: EntityManager, companyUuid: string, targetType: ReferenceTargetType, targetUuid: string): Promise<ReferenceRecord[]> {
-  const rows = await em.find(ReferenceEntity, {
-    where: { companyUuid, targetType, targetUuid },
-    order: { createdAt: 'ASC', uuid: 'ASC' },
-  });
+  const rows = await new ReferenceRepository(em).ofTarget({ companyUuid, targetType, targetUuid });
   const people = await PersonResolver.load(em, rows.map((r) => ({ type: r.createdByType, uuid: r.createdByUuid })));
   return rows.map((r) => toReferenceRecord(r, people));
 }
@@ -48,44 +45,22 @@ export async function listForTarget(em: EntityManager, companyUuid: string, targ
  */
 export async function insertReferences(tx: Tx, target: { type: ReferenceTargetType; uuid: string }, refs: ValidReference[]): Promise<ReferenceEntity[]> {
   if (!refs.length) return [];
-  const existing = await tx.manager.count(ReferenceEntity, {
-    where: { companyUuid: tx.actor.companyUuid, targetType: target.type, targetUuid: target.uuid },
-  });
+  const references = new ReferenceRepository(tx.manager);
+  const scope = { companyUuid: tx.actor.companyUuid, targetType: target.type, targetUuid: target.uuid };
+  const existing = await references.total(scope);
   if (existing + refs.length > MAX_REFERENCES_PER_TARGET) {
     throw new ValidationError(`Maximum ${MAX_REFERENCES_PER_TARGET} references per target`);
   }
-  const uuids: string[] = [];
-  // One statement per row, stamped with clock_timestamp(): `createdAt` then follows input order even inside one
-  // transaction (now() would give every row the same time).
-  for (const ref of refs) {
-    const uuid = randomUUID();
-    await tx.manager
-      .createQueryBuilder()
-      .insert()
-      .into(ReferenceEntity)
-      .values({
-        uuid,
-        companyUuid: tx.actor.companyUuid,
-        targetType: target.type,
-        targetUuid: target.uuid,
-        ...ref,
-        createdByType: tx.actor.type,
-        createdByUuid: tx.actor.uuid,
-        createdAt: () => 'clock_timestamp()',
-        updatedAt: () => 'clock_timestamp()',
-      })
-      .execute();
-    uuids.push(uuid);
-  }
-  const rows = await tx.manager.find(ReferenceEntity, { where: { uuid: In(uuids) } });
-  const byUuid = new Map(rows.map((r) => [r.uuid, r]));
-  return uuids.map((u) => byUuid.get(u)!);
+  return references.add(refs.map((ref) => ({ uuid: randomUUID(), ...scope, ...ref, createdByType: tx.actor.type, createdByUuid: tx.actor.uuid })));
 }
 
 /** External links on ideas, proposals and tasks; every write counts as `<targetType> updated`. */
 @Injectable()
 export class ReferenceService {
-  constructor(private readonly runner: TransactionRunner) {}
+  constructor(
+    private readonly references: ReferenceRepository,
+    private readonly runner: TransactionRunner,
+  ) {}
 
   async add(actor: Actor, input: AddReferenceInput): Promise<ReferenceRecord> {
     const targetType = parseTargetType(input.targetType, REFERENCE_TARGET_TYPES) as ReferenceTargetType;
@@ -103,7 +78,7 @@ export class ReferenceService {
     const given = EDITABLE.filter((k) => input[k] !== undefined);
     if (!given.length) throw new ValidationError('Nothing to update');
     return this.runner.run(actor, async (tx) => {
-      const row = await this.find(tx, input.referenceUuid);
+      const row = await this.lock(tx, input.referenceUuid);
       // Only notes may be cleared with null; a null type, url or title fails their rules.
       const pick = <K extends (typeof EDITABLE)[number]>(k: K): ReferenceInput[K] => (input[k] !== undefined ? input[k] : row[k]) as ReferenceInput[K];
       const next = validateReference({ type: pick('type'), url: pick('url'), title: pick('title'), notes: pick('notes') });
@@ -112,7 +87,7 @@ export class ReferenceService {
       if (!changed.length) return this.toRecord(tx.manager, row);
       const target = await resolveTarget(tx.manager, actor.companyUuid, row.targetType, row.targetUuid);
       Object.assign(row, next);
-      const saved = await tx.manager.save(row);
+      const saved = await this.references.in(tx).store(row);
       this.record(tx, target, 'reference.updated', { referenceUuid: row.uuid, fields: changed });
       return this.toRecord(tx.manager, saved);
     });
@@ -120,17 +95,17 @@ export class ReferenceService {
 
   async remove(actor: Actor, input: { referenceUuid: string }): Promise<{ uuid: string; deleted: true }> {
     return this.runner.run(actor, async (tx) => {
-      const row = await this.find(tx, input.referenceUuid);
+      const row = await this.lock(tx, input.referenceUuid);
       const target = await resolveTarget(tx.manager, actor.companyUuid, row.targetType, row.targetUuid);
-      await tx.manager.delete(ReferenceEntity, { uuid: row.uuid, companyUuid: actor.companyUuid });
+      await this.references.in(tx).remove(row.uuid, actor.companyUuid);
       this.record(tx, target, 'reference.removed', { referenceUuid: row.uuid, title: row.title, url: row.url });
       return { uuid: row.uuid, deleted: true as const };
     });
   }
 
-  private async find(tx: Tx, uuid: string): Promise<ReferenceEntity> {
+  private async lock(tx: Tx, uuid: string): Promise<ReferenceEntity> {
     if (!isUuid(uuid)) throw new NotFoundError('Reference');
-    return findInCompany(tx.manager, ReferenceEntity, uuid, tx.actor.companyUuid, 'Reference', true);
+    return this.references.in(tx).lock(uuid, tx.actor.companyUuid);
   }
 
   private record<K extends 'reference.added' | 'reference.updated' | 'reference.removed'>(tx: Tx, target: ResolvedTarget, name: K, payload: DomainEventMap[K]): void {

@@ -1,5 +1,6 @@
-import { In, type EntityManager } from 'typeorm';
-import { CommentEntity, ReferenceEntity } from './collaboration.entity.js';
+import type { EntityManager } from 'typeorm';
+import { CommentRepository } from './comment.repository.js';
+import { ReferenceRepository } from './reference.repository.js';
 import type { TargetType } from './target.js';
 
 /**
@@ -8,6 +9,6 @@ import type { TargetType } from './target.js';
  */
 export async function deleteTargetCollaboration(em: EntityManager, companyUuid: string, targetType: TargetType, targetUuids: string[]): Promise<void> {
   if (!targetUuids.length) return;
-  await em.delete(CommentEntity, { companyUuid, targetType, targetUuid: In(targetUuids) });
-  if (targetType !== 'document') await em.delete(ReferenceEntity, { companyUuid, targetType, targetUuid: In(targetUuids) });
+  await new CommentRepository(em).removeFor(companyUuid, targetType, targetUuids);
+  if (targetType !== 'document') await new ReferenceRepository(em).removeFor(companyUuid, targetType, targetUuids);
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import type { EntityType } from '../../shared/event-bus/events.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import { TargetRepository } from './target.repository.js';
 
 /** What comments, references and activities hang off: an idea, proposal, task or document. */
 export type TargetType = EntityType;
@@ -14,9 +15,6 @@ export const TARGET_DISPLAY_NAMES: Record<TargetType, string> = {
   task: 'Task',
   document: 'Document',
 };
-
-/** Table names are fixed here, never taken from input. */
-const TABLES: Record<TargetType, string> = { idea: 'idea', proposal: 'proposal', task: 'task', document: 'document' };
 
 export interface ResolvedTarget {
   type: TargetType;
@@ -43,12 +41,9 @@ export async function resolveTarget(
   uuid: string,
   lock = false,
 ): Promise<ResolvedTarget> {
-  const table = TABLES[parseTargetType(type)];
+  parseTargetType(type);
   if (!isUuid(uuid)) throw new NotFoundError(TARGET_DISPLAY_NAMES[type]);
-  const rows: Array<{ project_uuid: string; title: string }> = await em.query(
-    `SELECT project_uuid, title FROM ${table} WHERE uuid = $1 AND company_uuid = $2${lock ? ' FOR UPDATE' : ''}`,
-    [uuid, companyUuid],
-  );
-  if (!rows.length) throw new NotFoundError(TARGET_DISPLAY_NAMES[type]);
-  return { type, uuid: uuid.toLowerCase(), projectUuid: rows[0].project_uuid, title: rows[0].title };
+  const row = await new TargetRepository(em).projectAndTitle(type, uuid, companyUuid, lock);
+  if (!row) throw new NotFoundError(TARGET_DISPLAY_NAMES[type]);
+  return { type, uuid: uuid.toLowerCase(), projectUuid: row.project_uuid, title: row.title };
 }

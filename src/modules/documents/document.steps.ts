@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { In } from 'typeorm';
 import type { ActorType } from '../../shared/auth/actor.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { deleteTargetCollaboration } from '../collaboration/index.js';
-import { DocumentEntity, type DocumentType } from './document.entity.js';
+import type { DocumentType } from './document.entity.js';
+import { DocumentRepository } from './document.repository.js';
 
 /*
  * What other modules do to documents inside their own transactions: a proposal's approval creates them, its
@@ -29,10 +29,11 @@ export async function createDocumentsFromProposal(
   drafts: ReadonlyArray<{ uuid: string; type: DocumentType; title: string; content: string }>,
   at: number,
 ): Promise<Array<{ draftUuid: string; documentUuid: string; title: string }>> {
+  const documents = new DocumentRepository(tx.manager);
   const created: Array<{ draftUuid: string; documentUuid: string; title: string }> = [];
   for (const [i, d] of drafts.entries()) {
     const documentUuid = randomUUID();
-    await tx.manager.insert(DocumentEntity, {
+    await documents.add({
       companyUuid: origin.companyUuid,
       projectUuid: origin.projectUuid,
       proposalUuid: origin.uuid,
@@ -54,13 +55,13 @@ export async function createDocumentsFromProposal(
 
 /** Revocation (domain.md §5.4 step 3): the proposal's documents go, with their comments. Returns them. */
 export async function deleteDocumentsOfRevokedProposal(tx: Tx, proposalUuid: string): Promise<Array<{ uuid: string; title: string }>> {
-  const em = tx.manager;
+  const documents = new DocumentRepository(tx.manager);
   const companyUuid = tx.actor.companyUuid;
-  const docs = await em.find(DocumentEntity, { where: { companyUuid, proposalUuid }, order: { createdAt: 'ASC', uuid: 'ASC' } });
+  const docs = await documents.ofProposal(companyUuid, proposalUuid);
   if (docs.length === 0) return [];
   const uuids = docs.map((d) => d.uuid);
-  await deleteTargetCollaboration(em, companyUuid, 'document', uuids);
-  await em.delete(DocumentEntity, { uuid: In(uuids) });
+  await deleteTargetCollaboration(tx.manager, companyUuid, 'document', uuids);
+  await documents.removeAll(uuids);
   for (const d of docs) {
     tx.change('document', d.uuid, d.projectUuid, 'deleted');
     tx.record('document.deleted', { projectUuid: d.projectUuid, uuid: d.uuid }, { title: d.title, proposalUuid });
@@ -70,18 +71,11 @@ export async function deleteDocumentsOfRevokedProposal(tx: Tx, proposalUuid: str
 
 /** A deleted proposal's documents stay, unlinked; returns them for the caller's change events. */
 export async function unlinkDocumentsFromProposal(tx: Tx, proposalUuid: string): Promise<Array<{ uuid: string; projectUuid: string }>> {
-  const scope = { companyUuid: tx.actor.companyUuid, proposalUuid };
-  const docs = await tx.manager.find(DocumentEntity, { where: scope, select: { uuid: true, projectUuid: true } });
-  await tx.manager.update(DocumentEntity, scope, { proposalUuid: null });
-  return docs.map((d) => ({ uuid: d.uuid, projectUuid: d.projectUuid }));
+  return new DocumentRepository(tx.manager).unlink(tx.actor.companyUuid, proposalUuid);
 }
 
 /** An idea move (domain.md §8) carries these documents, already locked by the caller, to the target project. */
 export async function moveDocumentsToProject(tx: Tx, documentUuids: readonly string[], projectUuid: string): Promise<void> {
   if (!documentUuids.length) return;
-  await tx.manager.query(`UPDATE document SET project_uuid = $1, updated_at = now() WHERE company_uuid = $2 AND uuid = ANY($3::uuid[])`, [
-    projectUuid,
-    tx.actor.companyUuid,
-    [...documentUuids],
-  ]);
+  await new DocumentRepository(tx.manager).moveToProject(tx.actor.companyUuid, documentUuids, projectUuid);
 }

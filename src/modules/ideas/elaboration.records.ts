@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { PersonResolver } from '../../shared/database/person.js';
 import type { ElaborationStateDto } from './dto/elaboration-record.dto.js';
-import { ElaborationQuestionEntity, ElaborationRoundEntity, type IdeaEntity, type QuestionOption } from './idea.entity.js';
+import { ElaborationRepository } from './elaboration.repository.js';
+import type { IdeaEntity, QuestionOption } from './idea.entity.js';
 import { iso, isoOrNull } from './idea.records.js';
 
 /** An idea's elaboration, defined once by its response DTO (dto/elaboration-record.dto.ts). */
@@ -11,18 +12,9 @@ const renderOptions = (options: QuestionOption[]): Array<{ id: string; label: st
   options.map((o) => ({ id: o.id, label: o.label, description: o.description ?? null }));
 
 export async function elaborationState(em: EntityManager, idea: IdeaEntity): Promise<ElaborationState> {
-  const rounds = await em.find(ElaborationRoundEntity, {
-    where: { ideaUuid: idea.uuid, companyUuid: idea.companyUuid },
-    order: { roundNumber: 'ASC' },
-  });
-  const questions = rounds.length
-    ? await em
-        .createQueryBuilder(ElaborationQuestionEntity, 'q')
-        .where('q.roundUuid IN (:...rounds)', { rounds: rounds.map((r) => r.uuid) })
-        .orderBy('q.sortOrder', 'ASC')
-        .addOrderBy('q.uuid', 'ASC')
-        .getMany()
-    : [];
+  const elaboration = new ElaborationRepository(em);
+  const rounds = await elaboration.roundsInOrder(idea.companyUuid, idea.uuid);
+  const questions = rounds.length ? await elaboration.questionsOf(rounds.map((r) => r.uuid)) : [];
   const people = await PersonResolver.load(em, [
     ...rounds.map((r) => ({ type: r.createdByType, uuid: r.createdByUuid })),
     ...questions.map((q) => ({ type: q.answeredByType, uuid: q.answeredByUuid })),

@@ -3,23 +3,26 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { hasPermission, type Actor } from '../../shared/auth/actor.js';
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
-import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { checkAnswers, MAX_ROUNDS, skipReason, validateRound, type AnswerInput, type QuestionInput } from './domain/elaboration.rules.js';
 import { matchesActor } from '../identity/index.js';
 import { elaborationState, type ElaborationState } from './elaboration.records.js';
-import { ElaborationQuestionEntity, ElaborationRoundEntity, IdeaEntity } from './idea.entity.js';
+import { ElaborationRepository } from './elaboration.repository.js';
+import type { ElaborationRoundEntity, IdeaEntity } from './idea.entity.js';
+import { IdeaRepository } from './idea.repository.js';
 
 /** Elaboration rounds of an idea (domain.md §4.1): start, answer, validate (resolve), skip. */
 @Injectable()
 export class ElaborationService {
   constructor(
     private readonly db: DataSource,
+    private readonly ideas: IdeaRepository,
+    private readonly elaboration: ElaborationRepository,
     private readonly runner: TransactionRunner,
   ) {}
 
   async getState(actor: Actor, input: { ideaUuid: string }): Promise<ElaborationState> {
-    const idea = await findInCompany(this.db.manager, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea');
+    const idea = await this.ideas.get(input.ideaUuid, actor.companyUuid);
     return elaborationState(this.db.manager, idea);
   }
 
@@ -27,11 +30,11 @@ export class ElaborationService {
   async start(actor: Actor, input: { ideaUuid: string; depth: string; questions: QuestionInput[] }): Promise<ElaborationState> {
     const round = validateRound(input.depth, input.questions);
     return this.runner.run(actor, async (tx) => {
-      const em = tx.manager;
+      const elaboration = this.elaboration.in(tx);
       const idea = await this.lockIdea(tx, input.ideaUuid);
       await this.requireElaborator(tx, idea);
       if (idea.status === 'open') throw new InvalidStateError('Idea is open; start elaboration requires elaborating or elaborated');
-      const rounds = await em.find(ElaborationRoundEntity, { where: { ideaUuid: idea.uuid, companyUuid: actor.companyUuid } });
+      const rounds = await elaboration.rounds(actor.companyUuid, idea.uuid);
       if (rounds.some((r) => r.status === 'pending_answers')) {
         throw new InvalidStateError('Idea has a round awaiting answers; start elaboration requires every round answered');
       }
@@ -39,7 +42,7 @@ export class ElaborationService {
       const roundUuid = randomUUID();
       const roundNumber = Math.max(0, ...rounds.map((r) => r.roundNumber)) + 1;
       const isAppended = idea.status === 'elaborated';
-      await em.insert(ElaborationRoundEntity, {
+      await elaboration.addRound({
         uuid: roundUuid,
         companyUuid: actor.companyUuid,
         ideaUuid: idea.uuid,
@@ -51,10 +54,7 @@ export class ElaborationService {
         createdByUuid: actor.uuid,
         answeredAt: null,
       });
-      await em.insert(
-        ElaborationQuestionEntity,
-        round.questions.map((q, i) => ({ ...q, uuid: randomUUID(), roundUuid, sortOrder: i })),
-      );
+      await elaboration.addQuestions(round.questions.map((q, i) => ({ ...q, uuid: randomUUID(), roundUuid, sortOrder: i })));
       // An appended round leaves a resolved idea resolved (and its depth as it was).
       await this.touch(tx, idea, isAppended ? {} : { elaborationStatus: 'pending_answers', elaborationDepth: round.depth });
       tx.record('idea.elaboration_started', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { roundUuid, roundNumber, depth: round.depth, questionCount: round.questions.length, isAppended });
@@ -65,24 +65,24 @@ export class ElaborationService {
   /** svc_answer_elaboration: open to any caller; the round closes once every required question is answered. */
   async answer(actor: Actor, input: { ideaUuid: string; roundUuid?: string | null; answers: AnswerInput[] }): Promise<ElaborationState> {
     return this.runner.run(actor, async (tx) => {
-      const em = tx.manager;
+      const elaboration = this.elaboration.in(tx);
       const idea = await this.lockIdea(tx, input.ideaUuid);
       let round: ElaborationRoundEntity | null;
       if (input.roundUuid) {
-        round = await em.findOne(ElaborationRoundEntity, { where: { uuid: input.roundUuid, ideaUuid: idea.uuid, companyUuid: actor.companyUuid }, lock: { mode: 'pessimistic_write' } });
+        round = await elaboration.lockRound(actor.companyUuid, idea.uuid, input.roundUuid);
         if (!round) throw new NotFoundError('Round');
       } else {
-        round = await em.findOne(ElaborationRoundEntity, { where: { ideaUuid: idea.uuid, companyUuid: actor.companyUuid, status: 'pending_answers' }, lock: { mode: 'pessimistic_write' } });
+        round = await elaboration.lockPendingRound(actor.companyUuid, idea.uuid);
       }
       if (idea.status === 'open') throw new InvalidStateError('Idea is open; answer requires elaborating or elaborated');
       if (!round) throw new InvalidStateError('Idea has no round in pending_answers; answer requires a pending round');
       if (round.status !== 'pending_answers') throw new InvalidStateError(`Round is ${round.status}; answer requires pending_answers`);
 
-      const questions = await em.find(ElaborationQuestionEntity, { where: { roundUuid: round.uuid }, order: { sortOrder: 'ASC' } });
+      const questions = await elaboration.questions(round.uuid);
       const answers = checkAnswers(questions, input.answers);
       const now = new Date();
       for (const a of answers) {
-        await em.update(ElaborationQuestionEntity, { uuid: a.question.uuid }, {
+        await elaboration.answer(a.question.uuid, {
           selectedOptionId: a.selectedOptionId,
           customText: a.customText,
           answeredAt: now,
@@ -92,7 +92,7 @@ export class ElaborationService {
         a.question.answeredAt = now;
       }
       const complete = questions.filter((q) => q.required).every((q) => q.answeredAt !== null);
-      if (complete) await em.update(ElaborationRoundEntity, { uuid: round.uuid }, { status: 'answered', answeredAt: now });
+      if (complete) await elaboration.close(round.uuid, now);
       await this.touch(tx, idea, complete && idea.elaborationStatus !== 'resolved' ? { elaborationStatus: 'validating' } : {});
       tx.record('idea.elaboration_answered', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { roundUuid: round.uuid, roundNumber: round.roundNumber, questionIds: answers.map((a) => a.question.questionId), roundAnswered: complete });
       return this.state(tx, idea.uuid);
@@ -104,7 +104,7 @@ export class ElaborationService {
     return this.runner.run(actor, async (tx) => {
       const idea = await this.lockIdea(tx, input.ideaUuid);
       if (idea.status !== 'elaborating') throw new InvalidStateError(`Idea is ${idea.status}; validate elaboration requires elaborating`);
-      const rounds = await tx.manager.find(ElaborationRoundEntity, { where: { ideaUuid: idea.uuid, companyUuid: actor.companyUuid } });
+      const rounds = await this.elaboration.in(tx).rounds(actor.companyUuid, idea.uuid);
       if (!rounds.length) throw new ValidationError('The idea has no elaboration rounds');
       const waiting = rounds.filter((r) => r.status === 'pending_answers').length;
       if (waiting) throw new ValidationError(`${waiting} round(s) still await answers`);
@@ -133,7 +133,7 @@ export class ElaborationService {
   }
 
   private lockIdea(tx: Tx, uuid: string): Promise<IdeaEntity> {
-    return findInCompany(tx.manager, IdeaEntity, uuid, tx.actor.companyUuid, 'Idea', true);
+    return this.ideas.in(tx).lock(uuid, tx.actor.companyUuid);
   }
 
   /** The assignee, a holder of idea:admin, or any user may ask questions or skip. */
@@ -146,12 +146,12 @@ export class ElaborationService {
 
   /** Every elaboration change is a write to the idea: its updatedAt moves and `idea updated` is published. */
   private async touch(tx: Tx, idea: IdeaEntity, changes: Partial<IdeaEntity>): Promise<void> {
-    await tx.manager.update(IdeaEntity, { uuid: idea.uuid, companyUuid: tx.actor.companyUuid }, { ...changes, updatedAt: () => 'now()' });
+    await this.ideas.in(tx).change(idea.uuid, tx.actor.companyUuid, { ...changes, updatedAt: () => 'now()' });
     tx.change('idea', idea.uuid, idea.projectUuid, 'updated');
   }
 
   private async state(tx: Tx, ideaUuid: string): Promise<ElaborationState> {
-    const idea = await findInCompany(tx.manager, IdeaEntity, ideaUuid, tx.actor.companyUuid, 'Idea');
+    const idea = await this.ideas.in(tx).get(ideaUuid, tx.actor.companyUuid);
     return elaborationState(tx.manager, idea);
   }
 }

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
-import { identitySql } from '../../shared/auth/identity-rule.js';
 import type { DerivedStatus } from './domain/derived-status.js';
 import type { ElaborationStatus, IdeaStatus } from './idea.entity.js';
 import { loadIdeaStatusView } from './idea-facts.queries.js';
 import { iso } from './idea.records.js';
+import { IdeaRepository } from './idea.repository.js';
 
 export interface IdeaTrackerItem {
   uuid: string;
@@ -31,34 +30,12 @@ export interface IdeaTrackerOptions {
 /** The caller's ideas by the assignee identity rule, newest update first. */
 @Injectable()
 export class IdeaTrackerService {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly ideas: IdeaRepository) {}
 
   async tracker(actor: Actor, options: IdeaTrackerOptions): Promise<IdeaTracker> {
     if (options.projectScope && !options.projectScope.length) return {};
-    const mine = identitySql(actor, 'i.assignee', 2);
-    const params: unknown[] = [actor.companyUuid, ...mine.params];
-    let sql = `SELECT i.uuid, i.title, i.status, i.elaboration_status, i.updated_at, i.project_uuid, p.name AS project_name
-      FROM idea i JOIN project p ON p.uuid = i.project_uuid AND p.company_uuid = i.company_uuid
-      WHERE i.company_uuid = $1 AND ${mine.sql}`;
-    if (options.projectScope) {
-      params.push(options.projectScope);
-      sql += ` AND i.project_uuid = ANY($${params.length}::uuid[])`;
-    }
-    sql += ` ORDER BY i.updated_at DESC, i.uuid ASC`;
-    if (options.limit !== undefined) {
-      params.push(options.limit);
-      sql += ` LIMIT $${params.length}`;
-    }
-    const rows: Array<{
-      uuid: string;
-      title: string;
-      status: IdeaStatus;
-      elaboration_status: ElaborationStatus | null;
-      updated_at: Date;
-      project_uuid: string;
-      project_name: string;
-    }> = await this.db.query(sql, params);
-    const view = await loadIdeaStatusView(this.db.manager, actor.companyUuid, rows.map((r) => r.uuid));
+    const rows = await this.ideas.tracked(actor, options.projectScope, options.limit);
+    const view = await loadIdeaStatusView(this.ideas, actor.companyUuid, rows.map((r) => r.uuid));
     const tracker: IdeaTracker = {};
     for (const r of rows) {
       const facts = view.facts.get(r.uuid);

@@ -3,8 +3,9 @@ import { PersonResolver, type PersonRef } from '../../shared/database/person.js'
 import type { AssigneeDto } from '../../shared/validation/person.dto.js';
 import { listForTarget } from '../collaboration/index.js';
 import type { IdeaRecordDto, IdeaSummaryDto } from './dto/idea-record.dto.js';
-import type { IdeaEntity, IdeaStatus } from './idea.entity.js';
+import type { IdeaEntity } from './idea.entity.js';
 import { loadIdeaStatusView, type IdeaStatusView } from './idea-facts.queries.js';
+import { IdeaRepository } from './idea.repository.js';
 
 /** The record shapes of ideas, defined once by their response DTOs (dto/idea-record.dto.ts). */
 export type Assignee = AssigneeDto;
@@ -43,32 +44,18 @@ function toSummary(idea: IdeaEntity, view: IdeaStatusView, people: PersonResolve
 
 /** IdeaSummary for each idea, in the given order, with two queries for status facts and people. */
 export async function ideaSummaries(em: EntityManager, companyUuid: string, ideas: IdeaEntity[]): Promise<IdeaSummary[]> {
-  const view = await loadIdeaStatusView(em, companyUuid, ideas.map((i) => i.uuid));
+  const view = await loadIdeaStatusView(new IdeaRepository(em), companyUuid, ideas.map((i) => i.uuid));
   const people = await PersonResolver.load(em, ideas.flatMap(peopleOf));
   return ideas.map((i) => toSummary(i, view, people));
 }
 
 export async function ideaRecord(em: EntityManager, companyUuid: string, idea: IdeaEntity): Promise<IdeaRecord> {
-  const view = await loadIdeaStatusView(em, companyUuid, [idea.uuid]);
-  const [parent]: Array<{ uuid: string; title: string }> = idea.parentUuid
-    ? await em.query(`SELECT uuid, title FROM idea WHERE company_uuid = $1 AND uuid = $2`, [companyUuid, idea.parentUuid])
-    : [];
-  const children: Array<{ uuid: string; title: string; status: IdeaStatus }> = await em.query(
-    `SELECT uuid, title, status FROM idea WHERE company_uuid = $1 AND parent_uuid = $2 ORDER BY created_at ASC, uuid ASC`,
-    [companyUuid, idea.uuid],
-  );
-  const proposals: Array<{ uuid: string; title: string; status: string }> = await em.query(
-    `SELECT uuid, title, status FROM proposal
-     WHERE company_uuid = $1 AND input_type = 'idea' AND input_uuids @> ARRAY[$2::uuid] ORDER BY created_at ASC, uuid ASC`,
-    [companyUuid, idea.uuid],
-  );
-  const reports: Array<{ uuid: string; title: string; proposal_uuid: string; created_at: Date }> = proposals.length
-    ? await em.query(
-        `SELECT uuid, title, proposal_uuid, created_at FROM document
-         WHERE company_uuid = $1 AND type = 'report' AND proposal_uuid = ANY($2::uuid[]) ORDER BY created_at DESC, uuid ASC`,
-        [companyUuid, proposals.map((p) => p.uuid)],
-      )
-    : [];
+  const ideas = new IdeaRepository(em);
+  const view = await loadIdeaStatusView(ideas, companyUuid, [idea.uuid]);
+  const parent = idea.parentUuid ? await ideas.parent(companyUuid, idea.parentUuid) : undefined;
+  const children = await ideas.children(companyUuid, idea.uuid);
+  const proposals = await ideas.proposals(companyUuid, idea.uuid);
+  const reports = proposals.length ? await ideas.reports(companyUuid, proposals.map((p) => p.uuid)) : [];
   const references = await listForTarget(em, companyUuid, 'idea', idea.uuid);
   const people = await PersonResolver.load(em, peopleOf(idea));
   return {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
 import { ForbiddenError, InvalidStateError, ValidationError } from '../../shared/errors/app-error.js';
-import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { deleteTargetCollaboration, insertReferences } from '../collaboration/index.js';
@@ -11,8 +10,9 @@ import { matchesActor, requireAssignable } from '../identity/index.js';
 import { findProject } from '../projects/index.js';
 import { ideaContent, ideaReferences, ideaTitle } from './domain/idea.rules.js';
 import { moveIdea, type MovedCounts } from './idea-move.steps.js';
-import { IdeaEntity, type IdeaStatus } from './idea.entity.js';
+import type { IdeaEntity, IdeaStatus } from './idea.entity.js';
 import { ideaRecord, ideaSummaries, type IdeaRecord, type IdeaSummary } from './idea.records.js';
+import { IdeaRepository } from './idea.repository.js';
 import type { CreateIdeaArgsDto, EditIdeaArgsDto } from './dto/idea.dto.js';
 
 /** The arguments of svc_pm_create_idea / svc_edit_idea (the route bodies plus the ids of their paths). */
@@ -26,6 +26,7 @@ type ListInput = { projectUuid: string; page?: number; pageSize?: number };
 export class IdeaService {
   constructor(
     private readonly db: DataSource,
+    private readonly ideas: IdeaRepository,
     private readonly runner: TransactionRunner,
   ) {}
 
@@ -34,12 +35,7 @@ export class IdeaService {
     const { status } = input;
     const em = this.db.manager;
     await findProject(em, input.projectUuid, actor.companyUuid);
-    const [ideas, total] = await em.findAndCount(IdeaEntity, {
-      where: { companyUuid: actor.companyUuid, projectUuid: input.projectUuid, ...(status ? { status } : {}) },
-      order: { createdAt: 'DESC', uuid: 'ASC' },
-      skip: offsetOf(p),
-      take: p.pageSize,
-    });
+    const [ideas, total] = await this.ideas.page({ companyUuid: actor.companyUuid, projectUuid: input.projectUuid }, status, offsetOf(p), p.pageSize);
     return { ideas: await ideaSummaries(em, actor.companyUuid, ideas), page: p.page, pageSize: p.pageSize, total };
   }
 
@@ -49,7 +45,7 @@ export class IdeaService {
   }
 
   async get(actor: Actor, input: { ideaUuid: string }): Promise<IdeaRecord> {
-    const idea = await findInCompany(this.db.manager, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea');
+    const idea = await this.ideas.get(input.ideaUuid, actor.companyUuid);
     return ideaRecord(this.db.manager, actor.companyUuid, idea);
   }
 
@@ -59,12 +55,12 @@ export class IdeaService {
     const content = ideaContent(input.content);
     const references = ideaReferences(input.references);
     return this.runner.run(actor, async (tx) => {
-      const em = tx.manager;
-      const project = await findProject(em, input.projectUuid, actor.companyUuid);
-      const parent = input.parentUuid ? await findInCompany(em, IdeaEntity, input.parentUuid, actor.companyUuid, 'Parent idea') : null;
+      const ideas = this.ideas.in(tx);
+      const project = await findProject(tx.manager, input.projectUuid, actor.companyUuid);
+      const parent = input.parentUuid ? await ideas.get(input.parentUuid, actor.companyUuid, 'Parent idea') : null;
       if (parent && parent.projectUuid !== project.uuid) throw new ValidationError('Parent idea must be in the same project');
       const uuid = randomUUID();
-      await em.insert(IdeaEntity, {
+      await ideas.add({
         uuid,
         companyUuid: actor.companyUuid,
         projectUuid: project.uuid,
@@ -81,7 +77,7 @@ export class IdeaService {
       if (parent) tx.change('idea', parent.uuid, project.uuid, 'updated');
       tx.record('idea.created', { projectUuid: project.uuid, uuid: uuid }, { title });
       if (content) tx.text({ sourceType: 'idea', sourceUuid: uuid, entityType: 'idea', entityUuid: uuid, entityTitle: title, projectUuid: project.uuid, before: null, after: content });
-      return this.record(em, actor, uuid);
+      return this.record(tx, actor, uuid);
     });
   }
 
@@ -93,9 +89,9 @@ export class IdeaService {
     const title = input.title !== undefined ? ideaTitle(input.title) : undefined;
     const content = input.content !== undefined ? ideaContent(input.content) : undefined;
     return this.runner.run(actor, async (tx) => {
-      const em = tx.manager;
-      const idea = await findInCompany(em, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
-      if (input.parentUuid !== undefined && input.parentUuid !== null) await this.checkParent(em, actor, idea, input.parentUuid);
+      const ideas = this.ideas.in(tx);
+      const idea = await ideas.lock(input.ideaUuid, actor.companyUuid);
+      if (input.parentUuid !== undefined && input.parentUuid !== null) await this.checkParent(ideas, actor, idea, input.parentUuid);
       const changes: Partial<IdeaEntity> = {};
       const fields: string[] = [];
       if (title !== undefined && title !== idea.title) {
@@ -112,9 +108,9 @@ export class IdeaService {
       }
       const reparent = input.parentUuid !== undefined && input.parentUuid !== idea.parentUuid;
       if (reparent) changes.parentUuid = input.parentUuid ?? null;
-      if (!fields.length && !reparent) return this.record(em, actor, idea.uuid);
+      if (!fields.length && !reparent) return this.record(tx, actor, idea.uuid);
 
-      await em.update(IdeaEntity, { uuid: idea.uuid, companyUuid: actor.companyUuid }, changes);
+      await ideas.change(idea.uuid, actor.companyUuid, changes);
       const projectUuid = idea.projectUuid;
       tx.change('idea', idea.uuid, projectUuid, 'updated');
       if (fields.length) tx.record('idea.edited', { projectUuid, uuid: idea.uuid }, { fields });
@@ -126,39 +122,45 @@ export class IdeaService {
       if (changes.content !== undefined) {
         tx.text({ sourceType: 'idea', sourceUuid: idea.uuid, entityType: 'idea', entityUuid: idea.uuid, entityTitle: changes.title ?? idea.title, projectUuid, before: idea.content, after: changes.content });
       }
-      return this.record(em, actor, idea.uuid);
+      return this.record(tx, actor, idea.uuid);
     });
   }
 
   /** svc_claim_idea (open -> elaborating); the current assignee claiming again is an unchanged success. */
   async claim(actor: Actor, input: { ideaUuid: string }): Promise<IdeaRecord> {
     return this.runner.run(actor, async (tx) => {
-      const idea = await findInCompany(tx.manager, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
+      const idea = await this.ideas.in(tx).lock(input.ideaUuid, actor.companyUuid);
       if (idea.status !== 'open') {
-        if (await matchesActor(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid })) return this.record(tx.manager, actor, idea.uuid);
+        if (await matchesActor(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid })) return this.record(tx, actor, idea.uuid);
         throw new InvalidStateError(`Idea is ${idea.status}; claim requires open`);
       }
       await this.setAssignee(tx, idea, { type: actor.type, uuid: actor.uuid });
-      return this.record(tx.manager, actor, idea.uuid);
+      return this.record(tx, actor, idea.uuid);
     });
   }
 
   /** svc_release_idea (elaborating -> open): clears assignee, depth and elaboration status; rounds are kept. */
   async release(actor: Actor, input: { ideaUuid: string }): Promise<IdeaRecord> {
     return this.runner.run(actor, async (tx) => {
-      const idea = await findInCompany(tx.manager, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
+      const ideas = this.ideas.in(tx);
+      const idea = await ideas.lock(input.ideaUuid, actor.companyUuid);
       if (!(await matchesActor(tx.manager, actor, { type: idea.assigneeType, uuid: idea.assigneeUuid }))) {
         throw new ForbiddenError('Only the assignee can release this idea');
       }
       if (idea.status !== 'elaborating') throw new InvalidStateError(`Idea is ${idea.status}; release requires elaborating`);
-      await tx.manager.update(
-        IdeaEntity,
-        { uuid: idea.uuid, companyUuid: actor.companyUuid },
-        { status: 'open', assigneeType: null, assigneeUuid: null, assignedAt: null, assignedByType: null, assignedByUuid: null, elaborationDepth: null, elaborationStatus: null },
-      );
+      await ideas.change(idea.uuid, actor.companyUuid, {
+        status: 'open',
+        assigneeType: null,
+        assigneeUuid: null,
+        assignedAt: null,
+        assignedByType: null,
+        assignedByUuid: null,
+        elaborationDepth: null,
+        elaborationStatus: null,
+      });
       tx.change('idea', idea.uuid, idea.projectUuid, 'updated');
       tx.record('idea.released', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { assignee: { type: idea.assigneeType, uuid: idea.assigneeUuid } });
-      return this.record(tx.manager, actor, idea.uuid);
+      return this.record(tx, actor, idea.uuid);
     });
   }
 
@@ -168,13 +170,12 @@ export class IdeaService {
       throw new ValidationError('Invalid arguments', [{ field: 'assigneeType', message: 'must be user or agent' }]);
     }
     return this.runner.run(actor, async (tx) => {
-      const em = tx.manager;
-      const idea = await findInCompany(em, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
-      await this.checkAssignTarget(em, actor, input.assigneeType, input.assigneeUuid);
+      const idea = await this.ideas.in(tx).lock(input.ideaUuid, actor.companyUuid);
+      await requireAssignable(tx.manager, actor.companyUuid, input.assigneeType, input.assigneeUuid, 'idea:write');
       if (idea.status !== 'open' && idea.status !== 'elaborating') throw new InvalidStateError(`Idea is ${idea.status}; assign requires open or elaborating`);
-      if (idea.assigneeType === input.assigneeType && idea.assigneeUuid === input.assigneeUuid) return this.record(em, actor, idea.uuid);
+      if (idea.assigneeType === input.assigneeType && idea.assigneeUuid === input.assigneeUuid) return this.record(tx, actor, idea.uuid);
       await this.setAssignee(tx, idea, { type: input.assigneeType, uuid: input.assigneeUuid });
-      return this.record(em, actor, idea.uuid);
+      return this.record(tx, actor, idea.uuid);
     });
   }
 
@@ -182,60 +183,51 @@ export class IdeaService {
   async move(actor: Actor, input: { ideaUuid: string; targetProjectUuid: string }): Promise<{ idea: IdeaRecord; moved: MovedCounts }> {
     return this.runner.run(actor, async (tx) => {
       const moved = await moveIdea(tx, input);
-      return { idea: await this.record(tx.manager, actor, input.ideaUuid), moved };
+      return { idea: await this.record(tx, actor, input.ideaUuid), moved };
     });
   }
 
   /** svc_admin_delete_idea: children become top-level; rounds, comments and references go; activities stay. */
   async delete(actor: Actor, input: { ideaUuid: string }): Promise<{ uuid: string; deleted: true }> {
     return this.runner.run(actor, async (tx) => {
-      const em = tx.manager;
-      const idea = await findInCompany(em, IdeaEntity, input.ideaUuid, actor.companyUuid, 'Idea', true);
-      const children = await em.find(IdeaEntity, { where: { companyUuid: actor.companyUuid, parentUuid: idea.uuid }, select: { uuid: true }, lock: { mode: 'pessimistic_write' } });
-      if (children.length) await em.update(IdeaEntity, { companyUuid: actor.companyUuid, parentUuid: idea.uuid }, { parentUuid: null });
-      for (const c of children) tx.change('idea', c.uuid, idea.projectUuid, 'updated');
+      const ideas = this.ideas.in(tx);
+      const idea = await ideas.lock(input.ideaUuid, actor.companyUuid);
+      const children = await ideas.detachChildren(actor.companyUuid, idea.uuid);
+      for (const c of children) tx.change('idea', c, idea.projectUuid, 'updated');
       if (idea.parentUuid) tx.change('idea', idea.parentUuid, idea.projectUuid, 'updated');
-      await deleteTargetCollaboration(em, actor.companyUuid, 'idea', [idea.uuid]);
+      await deleteTargetCollaboration(tx.manager, actor.companyUuid, 'idea', [idea.uuid]);
       // Rounds and their questions go with the idea (FK cascade).
-      await em.delete(IdeaEntity, { uuid: idea.uuid, companyUuid: actor.companyUuid });
+      await ideas.remove(idea.uuid, actor.companyUuid);
       tx.change('idea', idea.uuid, idea.projectUuid, 'deleted');
       tx.record('idea.deleted', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { title: idea.title });
       return { uuid: idea.uuid, deleted: true as const };
     });
   }
 
-  private async record(em: EntityManager, actor: Actor, uuid: string): Promise<IdeaRecord> {
-    const idea = await findInCompany(em, IdeaEntity, uuid, actor.companyUuid, 'Idea');
-    return ideaRecord(em, actor.companyUuid, idea);
+  /** The idea's record as the mutation leaves it. */
+  private async record(tx: Tx, actor: Actor, uuid: string): Promise<IdeaRecord> {
+    const idea = await this.ideas.in(tx).get(uuid, actor.companyUuid);
+    return ideaRecord(tx.manager, actor.companyUuid, idea);
   }
 
   private async setAssignee(tx: Tx, idea: IdeaEntity, assignee: { type: ActorType; uuid: string }): Promise<void> {
-    await tx.manager.update(
-      IdeaEntity,
-      { uuid: idea.uuid, companyUuid: tx.actor.companyUuid },
-      { status: 'elaborating', assigneeType: assignee.type, assigneeUuid: assignee.uuid, assignedAt: new Date(), assignedByType: tx.actor.type, assignedByUuid: tx.actor.uuid },
-    );
+    await this.ideas.in(tx).change(idea.uuid, tx.actor.companyUuid, {
+      status: 'elaborating',
+      assigneeType: assignee.type,
+      assigneeUuid: assignee.uuid,
+      assignedAt: new Date(),
+      assignedByType: tx.actor.type,
+      assignedByUuid: tx.actor.uuid,
+    });
     tx.change('idea', idea.uuid, idea.projectUuid, 'updated');
     tx.record('idea.assigned', { projectUuid: idea.projectUuid, uuid: idea.uuid }, { assignee });
   }
 
   /** Same project, not itself, no cycle: the idea must not be an ancestor of its new parent. */
-  private async checkParent(em: EntityManager, actor: Actor, idea: IdeaEntity, parentUuid: string): Promise<void> {
+  private async checkParent(ideas: IdeaRepository, actor: Actor, idea: IdeaEntity, parentUuid: string): Promise<void> {
     if (parentUuid === idea.uuid) throw new ValidationError('An idea cannot be its own parent');
-    const parent = await findInCompany(em, IdeaEntity, parentUuid, actor.companyUuid, 'Parent idea');
+    const parent = await ideas.get(parentUuid, actor.companyUuid, 'Parent idea');
     if (parent.projectUuid !== idea.projectUuid) throw new ValidationError('Parent idea must be in the same project');
-    const cycle: unknown[] = await em.query(
-      `WITH RECURSIVE up AS (
-         SELECT uuid, parent_uuid FROM idea WHERE company_uuid = $1 AND uuid = $2
-         UNION
-         SELECT i.uuid, i.parent_uuid FROM idea i JOIN up ON i.uuid = up.parent_uuid WHERE i.company_uuid = $1
-       ) SELECT 1 FROM up WHERE uuid = $3`,
-      [actor.companyUuid, parent.uuid, idea.uuid],
-    );
-    if (cycle.length) throw new ValidationError('Setting this parent would create a cycle');
-  }
-
-  private async checkAssignTarget(em: EntityManager, actor: Actor, type: ActorType, uuid: string): Promise<void> {
-    await requireAssignable(em, actor.companyUuid, type, uuid, 'idea:write');
+    if (await ideas.isAncestorOrSelf(actor.companyUuid, idea.uuid, parent.uuid)) throw new ValidationError('Setting this parent would create a cycle');
   }
 }

@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
-import { findInCompany } from '../../shared/database/tenant.js';
-import { ProjectEntity } from './project.entity.js';
+import type { ProjectEntity } from './project.entity.js';
+import { ProjectRepository } from './project.repository.js';
 
 /** A project of the company, for other modules' checks; another company's project is "<displayName> not found". */
 export function findProject(em: EntityManager, projectUuid: string, companyUuid: string, displayName = 'Project'): Promise<ProjectEntity> {
-  return findInCompany(em, ProjectEntity, projectUuid, companyUuid, displayName);
+  return new ProjectRepository(em).get(projectUuid, companyUuid, displayName);
 }

@@ -18,14 +18,7 @@ export type GroupDashboard = GroupDashboardDto;
 export const iso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
 export const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));
 
-/** SQL select list of ProjectSummary columns plus the four counts, for a `project p` row. */
-export const PROJECT_SUMMARY_SQL = `
-  p.uuid, p.name, p.description, p.group_uuid, p.created_at, p.updated_at,
-  (SELECT count(*)::int FROM idea x WHERE x.company_uuid = p.company_uuid AND x.project_uuid = p.uuid) AS idea_count,
-  (SELECT count(*)::int FROM proposal x WHERE x.company_uuid = p.company_uuid AND x.project_uuid = p.uuid) AS proposal_count,
-  (SELECT count(*)::int FROM document x WHERE x.company_uuid = p.company_uuid AND x.project_uuid = p.uuid) AS document_count,
-  (SELECT count(*)::int FROM task x WHERE x.company_uuid = p.company_uuid AND x.project_uuid = p.uuid) AS task_count`;
-
+/** A `project` row with its counts, as ProjectRepository reads it. */
 export interface ProjectSummaryRow {
   uuid: string;
   name: string;

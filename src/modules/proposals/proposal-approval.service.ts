@@ -6,9 +6,9 @@ import { createTasksFromProposal } from '../tasks/index.js';
 import { checkProposalTransition } from './domain/proposal-state.js';
 import { reviewNote } from '../../shared/validation/text-rules.js';
 import type { ProposalStatus } from './proposal.entity.js';
-import { lockProposal } from './proposal.checks.js';
 import type { OptionalReviewArgsDto as ReviewInput } from './dto/proposal.dto.js';
 import { loadProposalRecord, type ProposalRecord } from './proposal.records.js';
+import { ProposalRepository } from './proposal.repository.js';
 
 export interface ApprovalResult {
   proposal: ProposalRecord;
@@ -23,19 +23,23 @@ export interface ApprovalResult {
  */
 @Injectable()
 export class ProposalApprovalService {
-  constructor(private readonly runner: TransactionRunner) {}
+  constructor(
+    private readonly proposals: ProposalRepository,
+    private readonly runner: TransactionRunner,
+  ) {}
 
   async approve(actor: Actor, input: ReviewInput): Promise<ApprovalResult> {
     const note = reviewNote(input.reviewNote, false);
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
-      const p = await lockProposal(em, actor, input.proposalUuid);
+      const proposals = this.proposals.in(tx);
+      const p = await proposals.lock(input.proposalUuid, actor.companyUuid);
       p.status = checkProposalTransition(p.status, 'approve') as ProposalStatus;
       p.reviewedByType = actor.type;
       p.reviewedByUuid = actor.uuid;
       p.reviewNote = note;
       p.reviewedAt = new Date();
-      await em.save(p);
+      await proposals.store(p);
       // Collected first so the proposal event leads; the documents created here publish nothing of their own.
       tx.change('proposal', p.uuid, p.projectUuid, 'updated');
       tx.record('proposal.approved', { projectUuid: p.projectUuid, uuid: p.uuid }, { reviewNote: note });

@@ -7,9 +7,10 @@ import { deleteDocumentsOfRevokedProposal } from '../documents/index.js';
 import { closeTasksOfRevokedProposal } from '../tasks/index.js';
 import { checkProposalTransition } from './domain/proposal-state.js';
 import type { ProposalStatus } from './proposal.entity.js';
-import { lockProposal, mayReview } from './proposal.checks.js';
+import { mayReview } from './proposal.checks.js';
 import type { OptionalReviewArgsDto as ReviewInput } from './dto/proposal.dto.js';
 import { loadProposalRecord, type ProposalRecord } from './proposal.records.js';
+import { ProposalRepository } from './proposal.repository.js';
 
 export interface RevocationResult {
   proposal: ProposalRecord;
@@ -23,20 +24,24 @@ export interface RevocationResult {
  */
 @Injectable()
 export class ProposalRevocationService {
-  constructor(private readonly runner: TransactionRunner) {}
+  constructor(
+    private readonly proposals: ProposalRepository,
+    private readonly runner: TransactionRunner,
+  ) {}
 
   async revoke(actor: Actor, input: ReviewInput): Promise<RevocationResult> {
     const note = reviewNote(input.reviewNote, false);
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
-      const p = await lockProposal(em, actor, input.proposalUuid);
+      const proposals = this.proposals.in(tx);
+      const p = await proposals.lock(input.proposalUuid, actor.companyUuid);
       if (!(await mayReview(em, actor, p))) throw new ForbiddenError("Only the proposal's creator or a holder of proposal:admin can revoke it");
       p.status = checkProposalTransition(p.status, 'revoke') as ProposalStatus;
       p.reviewedByType = actor.type;
       p.reviewedByUuid = actor.uuid;
       p.reviewNote = note;
       p.reviewedAt = new Date();
-      await em.save(p);
+      await proposals.store(p);
       tx.change('proposal', p.uuid, p.projectUuid, 'updated');
       tx.record('proposal.revoked', { projectUuid: p.projectUuid, uuid: p.uuid }, { reviewNote: note });
 

@@ -3,7 +3,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
 import { matchesIdentity } from '../../shared/auth/identity-rule.js';
-import { findInCompany } from '../../shared/database/tenant.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import type { DomainEventMap } from '../../shared/events/domain-events.js';
 import { AppError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
@@ -17,9 +16,10 @@ import * as drafts from './domain/proposal-drafts.js';
 import { checkProposalTransition, type ProposalTrigger } from './domain/proposal-state.js';
 import { validateProposal, type ValidationIssue } from './domain/proposal-validation.js';
 import { reviewNote, titleText } from '../../shared/validation/text-rules.js';
-import { feedWarnings, findInputs, inputDocuments, inputIdeas, lockProposal, mayReview } from './proposal.checks.js';
-import { ProposalEntity, type ProposalStatus } from './proposal.entity.js';
+import { feedWarnings, findInputs, mayReview } from './proposal.checks.js';
+import type { ProposalEntity, ProposalStatus } from './proposal.entity.js';
 import { loadProposalRecord, loadProposalSummaries, type ProposalRecord, type ProposalSummary } from './proposal.records.js';
+import { ProposalRepository } from './proposal.repository.js';
 import type { DocumentDraftArgsDto, DraftArgsDto, TaskDraftArgsDto, UpdateDocumentDraftArgsDto, UpdateTaskDraftArgsDto } from './dto/proposal-draft.dto.js';
 import type { CreateProposalArgsDto, EditProposalDto, GetProposalArgsDto, ListProposalsArgsDto, ProposalRefDto, RequiredReviewArgsDto } from './dto/proposal.dto.js';
 
@@ -34,6 +34,7 @@ type DraftChange = Pick<ProposalEntity, 'documentDrafts'> | Pick<ProposalEntity,
 export class ProposalService {
   constructor(
     private readonly db: DataSource,
+    private readonly proposals: ProposalRepository,
     private readonly runner: TransactionRunner,
   ) {}
 
@@ -41,18 +42,13 @@ export class ProposalService {
     const page = paging(input);
     const { status } = input;
     await findProject(this.db.manager, input.projectUuid, actor.companyUuid);
-    const [rows, total] = await this.db.manager.findAndCount(ProposalEntity, {
-      where: { companyUuid: actor.companyUuid, projectUuid: input.projectUuid, ...(status ? { status } : {}) },
-      order: { createdAt: 'DESC', uuid: 'ASC' },
-      skip: offsetOf(page),
-      take: page.pageSize,
-    });
+    const [rows, total] = await this.proposals.page({ companyUuid: actor.companyUuid, projectUuid: input.projectUuid }, status, offsetOf(page), page.pageSize);
     return { proposals: await loadProposalSummaries(this.db.manager, rows), page: page.page, pageSize: page.pageSize, total };
   }
 
   async get(actor: Actor, input: GetProposalArgsDto): Promise<ProposalRecord> {
     const section = input.section ?? 'basic';
-    const p = await findInCompany(this.db.manager, ProposalEntity, input.proposalUuid, actor.companyUuid, 'Proposal');
+    const p = await this.proposals.get(input.proposalUuid, actor.companyUuid);
     return loadProposalRecord(this.db.manager, p, section);
   }
 
@@ -69,23 +65,24 @@ export class ProposalService {
 
     return this.runner.run(actor, async (tx) => {
       const em = tx.manager;
+      const proposals = this.proposals.in(tx);
       const project = await findProject(em, input.projectUuid, actor.companyUuid);
       const scope = { companyUuid: actor.companyUuid, projectUuid: project.uuid };
       const warnings: string[] = [];
       if (inputType === 'idea') {
-        const ideas = (await inputIdeas(em, scope, inputUuids)).sort((a, b) => inputUuids.indexOf(a.uuid) - inputUuids.indexOf(b.uuid));
+        const ideas = (await proposals.inputIdeas(scope, inputUuids)).sort((a, b) => inputUuids.indexOf(a.uuid) - inputUuids.indexOf(b.uuid));
         if (ideas.length !== inputUuids.length) throw new NotFoundError('Input idea');
         if (ideas.some((i) => i.isContainer)) throw new ValidationError('Container ideas cannot be proposal inputs; derive a child idea');
         const owned = actor.type === 'user' ? await ownedAgentUuids(em, actor) : new Set<string>();
         if (!ideas.every((i) => matchesIdentity(actor, { type: i.assigneeType, uuid: i.assigneeUuid }, owned))) {
           throw new ForbiddenError('Input ideas must be assigned to you');
         }
-        warnings.push(...(await feedWarnings(em, actor, ideas)));
-      } else if ((await inputDocuments(em, scope, inputUuids)).size !== inputUuids.length) {
+        warnings.push(...(await feedWarnings(proposals, actor, ideas)));
+      } else if ((await proposals.inputDocuments(scope, inputUuids)).size !== inputUuids.length) {
         throw new NotFoundError('Input document');
       }
 
-      const p = em.create(ProposalEntity, {
+      const p = await proposals.create({
         uuid: randomUUID(),
         companyUuid: actor.companyUuid,
         projectUuid: project.uuid,
@@ -104,7 +101,6 @@ export class ProposalService {
         reviewNote: null,
         reviewedAt: null,
       });
-      await em.save(p);
       await insertReferences(tx, { type: 'proposal', uuid: p.uuid }, references);
       tx.change('proposal', p.uuid, p.projectUuid, 'created');
       tx.record('proposal.created', { projectUuid: p.projectUuid, uuid: p.uuid }, { title });
@@ -119,7 +115,7 @@ export class ProposalService {
     const title = input.title === undefined ? undefined : titleText(input.title);
     const { description } = input;
     return this.runner.run(actor, async (tx) => {
-      const p = await lockProposal(tx.manager, actor, input.proposalUuid);
+      const p = await this.proposals.in(tx).lock(input.proposalUuid, actor.companyUuid);
       checkProposalTransition(p.status, 'edit');
       const fields = [...(title !== undefined && title !== p.title ? ['title'] : []), ...(description !== undefined && description !== p.description ? ['description'] : [])];
       if (fields.length) {
@@ -134,13 +130,13 @@ export class ProposalService {
   /** REST delete of a draft or closed proposal: its comments and references go, its documents and tasks stay unlinked. */
   async delete(actor: Actor, input: ProposalRefDto): Promise<{ uuid: string; deleted: true }> {
     return this.runner.run(actor, async (tx) => {
-      const em = tx.manager;
-      const p = await lockProposal(em, actor, input.proposalUuid);
+      const proposals = this.proposals.in(tx);
+      const p = await proposals.lock(input.proposalUuid, actor.companyUuid);
       checkProposalTransition(p.status, 'delete');
       const tasks = await unlinkTasksFromProposal(tx, p.uuid);
       const docs = await unlinkDocumentsFromProposal(tx, p.uuid);
-      await deleteTargetCollaboration(em, actor.companyUuid, 'proposal', [p.uuid]);
-      await em.delete(ProposalEntity, { uuid: p.uuid });
+      await deleteTargetCollaboration(tx.manager, actor.companyUuid, 'proposal', [p.uuid]);
+      await proposals.remove(p.uuid);
       tx.change('proposal', p.uuid, p.projectUuid, 'deleted');
       // Their proposalUuid is part of what they show, so the unlinked records are updated too.
       for (const t of tasks) tx.change('task', t.uuid, t.projectUuid, 'updated');
@@ -198,16 +194,17 @@ export class ProposalService {
 
   /** svc_pm_validate_proposal: the §5.2 checks, read-only, in any status. */
   async validate(actor: Actor, input: ProposalRefDto): Promise<{ valid: boolean; issues: ValidationIssue[] }> {
-    const p = await findInCompany(this.db.manager, ProposalEntity, input.proposalUuid, actor.companyUuid, 'Proposal');
-    return validateProposal(p, await findInputs(this.db.manager, p));
+    const p = await this.proposals.get(input.proposalUuid, actor.companyUuid);
+    return validateProposal(p, await findInputs(this.proposals, p));
   }
 
   /** draft → pending when no error-level issue exists. */
   async submit(actor: Actor, input: ProposalRefDto): Promise<ProposalRecord> {
     return this.runner.run(actor, async (tx) => {
-      const p = await lockProposal(tx.manager, actor, input.proposalUuid);
+      const proposals = this.proposals.in(tx);
+      const p = await proposals.lock(input.proposalUuid, actor.companyUuid);
       const to = checkProposalTransition(p.status, 'submit') as ProposalStatus;
-      const result = validateProposal(p, await findInputs(tx.manager, p));
+      const result = validateProposal(p, await findInputs(proposals, p));
       if (!result.valid) throw new AppError('PROPOSAL_INVALID', 'Proposal validation failed', { issues: result.issues });
       p.status = to;
       p.submittedAt = new Date();
@@ -230,7 +227,7 @@ export class ProposalService {
 
   private review(actor: Actor, uuid: string, trigger: 'reject' | 'close', note: string | null, forbidden: string | null): Promise<ProposalRecord> {
     return this.runner.run(actor, async (tx) => {
-      const p = await lockProposal(tx.manager, actor, uuid);
+      const p = await this.proposals.in(tx).lock(uuid, actor.companyUuid);
       if (forbidden && !(await mayReview(tx.manager, actor, p))) throw new ForbiddenError(forbidden);
       p.status = checkProposalTransition(p.status, trigger) as ProposalStatus;
       p.reviewedByType = actor.type;
@@ -250,7 +247,7 @@ export class ProposalService {
     edit: (p: ProposalEntity) => { change: DraftChange; value: Record<string, unknown>; draftUuid?: string },
   ): Promise<ProposalRecord & { draftUuid?: string }> {
     return this.runner.run(actor, async (tx) => {
-      const p = await lockProposal(tx.manager, actor, uuid);
+      const p = await this.proposals.in(tx).lock(uuid, actor.companyUuid);
       checkProposalTransition(p.status, trigger);
       const { change, value, draftUuid } = edit(p);
       const before = JSON.stringify([p.documentDrafts, p.taskDrafts]);
@@ -262,7 +259,7 @@ export class ProposalService {
   }
 
   private async saveUpdate<K extends 'proposal.edited' | 'proposal.submitted' | 'proposal.rejected' | 'proposal.closed'>(tx: Tx, p: ProposalEntity, name: K, payload: DomainEventMap[K]): Promise<void> {
-    await tx.manager.save(p);
+    await this.proposals.in(tx).store(p);
     tx.change('proposal', p.uuid, p.projectUuid, 'updated');
     tx.record(name, { projectUuid: p.projectUuid, uuid: p.uuid }, payload);
   }
