@@ -4,14 +4,14 @@ import { PersonResolver } from '../../src/shared/database/person.js';
 import { countComments, listForTarget, ReferenceService } from '../../src/modules/collaboration/index.js';
 import { acceptanceStatus, acceptanceSummary } from '../../src/modules/tasks/domain/task-transition.js';
 import { AcceptanceCriterionEntity, TaskEntity } from '../../src/modules/tasks/task.entity.js';
-import { TaskQueries } from '../../src/modules/tasks/task.queries.js';
+import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
 import { taskPeople, toCriterionRecord, toTaskSummary } from '../../src/modules/tasks/task.records.js';
 import { TaskFactory } from '../factories/task.factory.js';
 import { World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
 /*
- * TaskQueries.load reads a whole TaskRecord in one statement (JSON aggregates, timestamps as text). This test holds
+ * TaskReadRepository.record reads a whole TaskRecord in one statement (JSON aggregates, timestamps as text). This test holds
  * it to the plain query-by-query assembly it replaced (kept below as the reference) on tasks covering every part of
  * the record: marks by agents and users, unknown people, fractional story points, unicode and escapes, dependency
  * and session ordering, checked-out sessions, every status; outside and inside a transaction.
@@ -46,7 +46,7 @@ async function referenceRecord(em: EntityManager, task: TaskEntity) {
   };
 }
 
-describe('TaskQueries.load (one statement)', () => {
+describe('TaskReadRepository.record (one statement)', () => {
   let world: World;
   let tdb: TestDatabase;
   afterAll(() => world.close());
@@ -86,20 +86,20 @@ describe('TaskQueries.load (one statement)', () => {
     let checked = 0;
     for (const task of all) {
       const expected = await referenceRecord(tdb.dataSource.manager, task);
-      const actual = await TaskQueries.load(tdb.dataSource.manager, task.companyUuid, task.uuid);
+      const actual = await new TaskReadRepository(tdb.dataSource.manager).record(task.companyUuid, task.uuid);
       expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
       expect(actual).toEqual(expected);
-      const inTx = await tdb.dataSource.transaction((em) => TaskQueries.record(em, task));
+      const inTx = await tdb.dataSource.transaction((em) => new TaskReadRepository(em).recordOf(task));
       expect(JSON.stringify(inTx)).toBe(JSON.stringify(expected));
       checked++;
     }
     expect(checked).toBe(all.length);
-    const main = (await TaskQueries.load(tdb.dataSource.manager, w.companyUuid, t.uuid))!;
+    const main = (await new TaskReadRepository(tdb.dataSource.manager).record(w.companyUuid, t.uuid))!;
     expect(main.references.map((r) => r.createdBy.name)).toContain('(unknown)');
     expect(main.acceptanceCriteriaItems.map((c) => [c.devMarkedBy?.type ?? null, c.markedBy?.type ?? null])).toEqual([['agent', null], [null, 'user'], ['agent', null]]);
     expect(main.activeSessions.map((s) => s.sessionName)).toEqual(['w1', 'w3']);
     expect(main.storyPoints).toBe(2.5);
     // Another company's task is not found.
-    expect(await TaskQueries.load(tdb.dataSource.manager, randomUUID(), t.uuid)).toBeNull();
+    expect(await new TaskReadRepository(tdb.dataSource.manager).record(randomUUID(), t.uuid)).toBeNull();
   });
 });
