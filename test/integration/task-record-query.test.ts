@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { jest } from '@jest/globals';
+import type { Pool } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { PersonResolver } from '../../src/shared/database/person.js';
 import { countComments, listForTarget, ReferenceService } from '../../src/modules/collaboration/index.js';
@@ -101,5 +103,29 @@ describe('TaskReadRepository.record (one statement)', () => {
     expect(main.storyPoints).toBe(2.5);
     // Another company's task is not found.
     expect(await new TaskReadRepository(tdb.dataSource.manager).record(randomUUID(), t.uuid)).toBeNull();
+  });
+
+  it("is svc_get_task's only statement: the named prepared svc_task_record, straight on the pool", async () => {
+    const f = new TaskFactory(tdb.dataSource, world.h);
+    const w = await f.world();
+    const t = await f.task(w.admin, w.projectUuid, { title: 'Hot path', dependsOnTaskUuids: [(await f.task(w.admin, w.projectUuid, { title: 'Pre' })).uuid] });
+    const pool = (tdb.dataSource.driver as unknown as { master: Pool }).master;
+    const sent: unknown[] = [];
+    const query = pool.query;
+    pool.query = function (this: Pool, ...args: unknown[]) {
+      sent.push(args[0]);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof pool.query;
+    // Anything through TypeORM (em.query, find, a query builder) takes a query runner first.
+    const runners = jest.spyOn(tdb.dataSource, 'createQueryRunner');
+    try {
+      const record = await f.tasks.get(w.dev, { taskUuid: t.uuid });
+      expect(record.dependsOn.map((d) => d.title)).toEqual(['Pre']);
+    } finally {
+      pool.query = query;
+      runners.mockRestore();
+    }
+    expect(sent).toEqual([expect.objectContaining({ name: 'svc_task_record' })]);
+    expect(runners).not.toHaveBeenCalled();
   });
 });
