@@ -6,7 +6,10 @@ import { TaskService, type NewTaskInput, type TaskStatus, type TaskSummary } fro
 import { agentActor, userActor, type Harness } from '../utils/world.js';
 import { IdentityFactory } from './identity.factory.js';
 import { ProjectEntity, ProposalEntity } from '../../src/entities.js';
+import { SessionRepository } from '../../src/modules/sessions/session.repository.js';
 import { SessionService } from '../../src/modules/sessions/session.service.js';
+import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
+import { TaskRepository } from '../../src/modules/tasks/task.repository.js';
 
 const unique = (): string => randomBytes(3).toString('hex');
 
@@ -38,8 +41,8 @@ export class TaskFactory {
     h: Harness,
   ) {
     this.ids = new IdentityFactory(db);
-    this.tasks = new TaskService(db, h.runner);
-    this.sessions = new SessionService(db, h.runner, this.tasks);
+    this.tasks = new TaskService(h.runner, new TaskRepository(db.manager), new TaskReadRepository(db.manager));
+    this.sessions = new SessionService(h.runner, new SessionRepository(db.manager), this.tasks);
   }
 
   async project(companyUuid: string, name = `Project ${unique()}`): Promise<string> {

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { jest } from '@jest/globals';
+import type { Pool } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { PersonResolver } from '../../src/shared/database/person.js';
 import { countComments, listForTarget } from '../../src/modules/collaboration/index.js';
 import { acceptanceStatus, acceptanceSummary } from '../../src/modules/tasks/domain/task-transition.js';
 import { AcceptanceCriterionEntity, TaskEntity } from '../../src/modules/tasks/task.entity.js';
-import { TaskQueries } from '../../src/modules/tasks/task.queries.js';
+import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
 import { taskPeople, toCriterionRecord, toTaskSummary } from '../../src/modules/tasks/task.records.js';
 import { TaskFactory } from '../factories/task.factory.js';
 import { referenceService } from '../utils/domain-services.js';
@@ -12,7 +14,7 @@ import { World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
 /*
- * TaskQueries.load reads a whole TaskRecord in one statement (JSON aggregates, timestamps as text). This test holds
+ * TaskReadRepository.record reads a whole TaskRecord in one statement (JSON aggregates, timestamps as text). This test holds
  * it to the plain query-by-query assembly it replaced (kept below as the reference) on tasks covering every part of
  * the record: marks by agents and users, unknown people, fractional story points, unicode and escapes, dependency
  * and session ordering, checked-out sessions, every status; outside and inside a transaction.
@@ -47,7 +49,7 @@ async function referenceRecord(em: EntityManager, task: TaskEntity) {
   };
 }
 
-describe('TaskQueries.load (one statement)', () => {
+describe('TaskReadRepository.record (one statement)', () => {
   let world: World;
   let tdb: TestDatabase;
   afterAll(() => world.close());
@@ -87,20 +89,44 @@ describe('TaskQueries.load (one statement)', () => {
     let checked = 0;
     for (const task of all) {
       const expected = await referenceRecord(tdb.dataSource.manager, task);
-      const actual = await TaskQueries.load(tdb.dataSource.manager, task.companyUuid, task.uuid);
+      const actual = await new TaskReadRepository(tdb.dataSource.manager).record(task.companyUuid, task.uuid);
       expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
       expect(actual).toEqual(expected);
-      const inTx = await tdb.dataSource.transaction((em) => TaskQueries.record(em, task));
+      const inTx = await tdb.dataSource.transaction((em) => new TaskReadRepository(em).recordOf(task));
       expect(JSON.stringify(inTx)).toBe(JSON.stringify(expected));
       checked++;
     }
     expect(checked).toBe(all.length);
-    const main = (await TaskQueries.load(tdb.dataSource.manager, w.companyUuid, t.uuid))!;
+    const main = (await new TaskReadRepository(tdb.dataSource.manager).record(w.companyUuid, t.uuid))!;
     expect(main.references.map((r) => r.createdBy.name)).toContain('(unknown)');
     expect(main.acceptanceCriteriaItems.map((c) => [c.devMarkedBy?.type ?? null, c.markedBy?.type ?? null])).toEqual([['agent', null], [null, 'user'], ['agent', null]]);
     expect(main.activeSessions.map((s) => s.sessionName)).toEqual(['w1', 'w3']);
     expect(main.storyPoints).toBe(2.5);
     // Another company's task is not found.
-    expect(await TaskQueries.load(tdb.dataSource.manager, randomUUID(), t.uuid)).toBeNull();
+    expect(await new TaskReadRepository(tdb.dataSource.manager).record(randomUUID(), t.uuid)).toBeNull();
+  });
+
+  it("is svc_get_task's only statement: the named prepared svc_task_record, straight on the pool", async () => {
+    const f = new TaskFactory(tdb.dataSource, world.h);
+    const w = await f.world();
+    const t = await f.task(w.admin, w.projectUuid, { title: 'Hot path', dependsOnTaskUuids: [(await f.task(w.admin, w.projectUuid, { title: 'Pre' })).uuid] });
+    const pool = (tdb.dataSource.driver as unknown as { master: Pool }).master;
+    const sent: unknown[] = [];
+    const query = pool.query;
+    pool.query = function (this: Pool, ...args: unknown[]) {
+      sent.push(args[0]);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof pool.query;
+    // Anything through TypeORM (em.query, find, a query builder) takes a query runner first.
+    const runners = jest.spyOn(tdb.dataSource, 'createQueryRunner');
+    try {
+      const record = await f.tasks.get(w.dev, { taskUuid: t.uuid });
+      expect(record.dependsOn.map((d) => d.title)).toEqual(['Pre']);
+    } finally {
+      pool.query = query;
+      runners.mockRestore();
+    }
+    expect(sent).toEqual([expect.objectContaining({ name: 'svc_task_record' })]);
+    expect(runners).not.toHaveBeenCalled();
   });
 });

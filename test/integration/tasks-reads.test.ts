@@ -1,4 +1,5 @@
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';
+import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
 import { TaskFactory, type TaskWorld } from '../factories/task.factory.js';
 import { type Harness, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
@@ -141,7 +142,7 @@ describe('task reads', () => {
 
   describe('task tracker', () => {
     it('lists my unfinished tasks under the identity rule, grouped by project in order', async () => {
-      const tracker = new TaskTrackerService(tdb.dataSource);
+      const tracker = new TaskTrackerService(new TaskReadRepository(tdb.dataSource.manager));
       const world = await f.world();
       const p2 = await f.project(world.companyUuid, 'Second');
       const [nameOf] = await tdb.dataSource.query(`SELECT name FROM project WHERE uuid = $1`, [world.projectUuid]);

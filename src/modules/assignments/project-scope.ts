@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager } from 'typeorm';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
+import { ProjectScopeRepository } from './project-scope.repository.js';
 
 /** What the scoping headers ask for (tools.md §2), before anything is looked up. */
 export type ScopeRequest =
@@ -62,24 +63,17 @@ export async function resolveScope(
 ): Promise<{ projectScope: string[] | null; warnings: string[] }> {
   const request = parseScopeHeaders(headers);
   if (request.kind === 'all') return { projectScope: null, warnings: [] };
+  const projects = new ProjectScopeRepository(em);
   if (request.kind === 'group') {
-    const known =
-      request.groupUuid !== null &&
-      (await em.query(`SELECT 1 FROM project_group WHERE company_uuid = $1 AND uuid = $2`, [companyUuid, request.groupUuid])).length > 0;
-    if (!known) {
+    const { groupUuid } = request;
+    if (groupUuid === null || !(await projects.groupExists(companyUuid, groupUuid))) {
       const value = echo(header(headers, 'x-service-project-group'));
       return { projectScope: [], warnings: [`X-Service-Project-Group: ${value} matches no project group of your company; the scope is empty`] };
     }
-    const rows: Array<{ uuid: string }> = await em.query(`SELECT uuid FROM project WHERE company_uuid = $1 AND group_uuid = $2 ORDER BY uuid`, [
-      companyUuid,
-      request.groupUuid,
-    ]);
-    return { projectScope: rows.map((r) => r.uuid), warnings: [] };
+    return { projectScope: await projects.projectsOfGroup(companyUuid, groupUuid), warnings: [] };
   }
-  const rows: Array<{ uuid: string }> = request.projectUuids.length
-    ? await em.query(`SELECT uuid FROM project WHERE company_uuid = $1 AND uuid = ANY($2::uuid[]) ORDER BY uuid`, [companyUuid, request.projectUuids])
-    : [];
-  const found = new Set(rows.map((r) => r.uuid));
+  const scope = await projects.projectsAmong(companyUuid, request.projectUuids);
+  const found = new Set(scope);
   const entries = projectEntries(headers);
   if (!entries.length) {
     return { projectScope: [], warnings: [`X-Service-Project: ${echo(header(headers, 'x-service-project'))} names no project; the scope is empty`] };
@@ -87,5 +81,5 @@ export async function resolveScope(
   const ignored = [...new Set(entries.filter((e) => !(isUuid(e) && found.has(e.toLowerCase()))))];
   const warnings = ignored.slice(0, MAX_WARNINGS).map((e) => `X-Service-Project: ${echo(e)} matches no project of your company; ignored`);
   if (ignored.length > MAX_WARNINGS) warnings.push(`X-Service-Project: ${ignored.length - MAX_WARNINGS} more value(s) match no project of your company; ignored`);
-  return { projectScope: rows.map((r) => r.uuid), warnings };
+  return { projectScope: scope, warnings };
 }

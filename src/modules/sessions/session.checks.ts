@@ -1,14 +1,13 @@
-import type { EntityManager } from 'typeorm';
 import type { Actor } from '../../shared/auth/actor.js';
-import { findInCompany } from '../../shared/database/tenant.js';
 import { ForbiddenError, InvalidStateError, NotFoundError } from '../../shared/errors/app-error.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { AgentSessionEntity } from './session.entity.js';
+import type { AgentSessionEntity } from './session.entity.js';
+import type { SessionRepository } from './session.repository.js';
 
 /** NOT_FOUND for a missing or foreign session, FORBIDDEN for another agent's. */
-export async function ownSession(em: EntityManager, actor: Actor, sessionUuid: string, lock = false): Promise<AgentSessionEntity> {
-  if (!isUuid(sessionUuid)) throw new NotFoundError('Session');
-  const session = await findInCompany(em, AgentSessionEntity, sessionUuid, actor.companyUuid, 'Session', lock);
+export async function ownSession(sessions: SessionRepository, actor: Actor, sessionUuid: string, lock = false): Promise<AgentSessionEntity> {
+  const session = isUuid(sessionUuid) ? await sessions.find(actor.companyUuid, sessionUuid, lock) : null;
+  if (!session) throw new NotFoundError('Session');
   if (actor.type !== 'agent' || session.agentUuid !== actor.uuid) throw new ForbiddenError('Session belongs to another agent');
   return session;
 }

@@ -7,9 +7,9 @@ import { normalizeCriteria, type NormalizedCriterion } from './domain/criteria.j
 import { addDependency, DependencyGraph } from './domain/dependency.rules.js';
 import { cleanTitle, distinctUuids } from './domain/task-fields.js';
 import type { CreateTasksArgsDto, NewTaskDto } from './dto/task.dto.js';
-import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, type Priority } from './task.entity.js';
-import { loadPrerequisites } from './task-dependencies.steps.js';
-import { requireProject } from './task-scope.queries.js';
+import type { Priority } from './task.entity.js';
+import { requirePrerequisites, requireProject } from './task.checks.js';
+import { TaskRepository } from './task.repository.js';
 
 /** The arguments of svc_create_tasks (its REST body plus the project of the path), checked by the DTO. */
 export type NewTaskInput = NewTaskDto;
@@ -66,24 +66,22 @@ export function prepareTasks(items: readonly NewTaskInput[]): PreparedTask[] {
 
 /** svc_create_tasks inside its transaction; returns the new task uuids in input order. */
 export async function createTasksWithin(tx: Tx, input: CreateTasksInput, prepared: PreparedTask[]): Promise<string[]> {
-  const em = tx.manager;
+  const tasks = new TaskRepository(tx.manager);
   const actor = tx.actor;
-  const project = await requireProject(em, actor.companyUuid, input.projectUuid);
+  const project = await requireProject(tasks, actor.companyUuid, input.projectUuid);
   if (input.proposalUuid != null) {
     // A proposal of another project is as unknown as a missing one (tools.md §5.2).
-    const [proposal]: Array<{ status: string }> = isUuid(input.proposalUuid)
-      ? await em.query(`SELECT status FROM proposal WHERE uuid = $1 AND company_uuid = $2 AND project_uuid = $3`, [input.proposalUuid, actor.companyUuid, project.uuid])
-      : [];
-    if (!proposal) throw new NotFoundError('Proposal');
-    if (proposal.status !== 'approved') throw new InvalidStateError(`Proposal is ${proposal.status}; create tasks requires approved`);
+    const status = isUuid(input.proposalUuid) ? await tasks.proposalStatus(actor.companyUuid, project.uuid, input.proposalUuid) : null;
+    if (status === null) throw new NotFoundError('Proposal');
+    if (status !== 'approved') throw new InvalidStateError(`Proposal is ${status}; create tasks requires approved`);
   }
-  const prereqs = await loadPrerequisites(em, actor.companyUuid, [...new Set(prepared.flatMap((t) => t.dependsOnTasks))]);
+  const prereqs = await requirePrerequisites(tasks, actor.companyUuid, [...new Set(prepared.flatMap((t) => t.dependsOnTasks))]);
   const graph = new DependencyGraph();
   const projectOf = (uuid: string): string => prereqs.get(uuid)?.projectUuid ?? project.uuid;
   for (const t of prepared) for (const d of t.dependsOnTasks) addDependency(graph, { taskUuid: t.uuid, dependsOnUuid: d }, projectOf);
 
   for (const t of prepared) {
-    await em.insert(TaskEntity, {
+    await tasks.insert({
       uuid: t.uuid,
       companyUuid: actor.companyUuid,
       projectUuid: project.uuid,
@@ -96,14 +94,11 @@ export async function createTasksWithin(tx: Tx, input: CreateTasksInput, prepare
       createdByType: actor.type,
       createdByUuid: actor.uuid,
     });
-    await em.insert(
-      AcceptanceCriterionEntity,
-      t.criteria.map((c, i) => ({ uuid: randomUUID(), taskUuid: t.uuid, description: c.description, required: c.required, sortOrder: i })),
-    );
+    await tasks.insertCriteria(t.uuid, t.criteria);
     await insertReferences(tx, { type: 'task', uuid: t.uuid }, t.references);
   }
   const edges = prepared.flatMap((t) => [...t.dependsOnDrafts, ...t.dependsOnTasks].map((d) => ({ taskUuid: t.uuid, dependsOnUuid: d })));
-  if (edges.length) await em.insert(TaskDependencyEntity, edges);
+  if (edges.length) await tasks.addDependencies(edges);
 
   for (const t of prepared) {
     tx.record('task.created', { projectUuid: project.uuid, uuid: t.uuid }, { title: t.title });

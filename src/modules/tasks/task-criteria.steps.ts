@@ -1,27 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { ValidationError } from '../../shared/errors/app-error.js';
-import type { NormalizedCriterion } from './domain/criteria.js';
-import { AcceptanceCriterionEntity, type TaskEntity } from './task.entity.js';
 import type { MarkInput } from './domain/task-fields.js';
-
-/** Replacing the list deletes every row with its marks and recreates them in input order (domain.md §6.5). */
-export async function replaceCriteria(em: EntityManager, taskUuid: string, criteria: NormalizedCriterion[]): Promise<void> {
-  await em.delete(AcceptanceCriterionEntity, { taskUuid });
-  await em.insert(
-    AcceptanceCriterionEntity,
-    criteria.map((c, i) => ({ uuid: randomUUID(), taskUuid, description: c.description, required: c.required, sortOrder: i })),
-  );
-}
+import type { TaskEntity } from './task.entity.js';
+import { TaskRepository, type CriterionMarks } from './task.repository.js';
 
 /**
  * Self-check (`dev`) or verification (`verify`) marks. Every named criterion must belong to the task, checked
  * for all before any write; marks identical to the stored ones change nothing.
  */
 export async function applyMarks(tx: Tx, task: TaskEntity, marks: MarkInput[], kind: 'dev' | 'verify'): Promise<void> {
-  const em = tx.manager;
-  const rows = new Map((await em.find(AcceptanceCriterionEntity, { where: { taskUuid: task.uuid } })).map((c) => [c.uuid, c]));
+  const tasks = new TaskRepository(tx.manager);
+  const rows = new Map((await tasks.criteria(task.uuid)).map((c) => [c.uuid, c]));
   for (const m of marks) {
     if (!rows.has(m.uuid.toLowerCase())) throw new ValidationError(`Criterion ${m.uuid} does not belong to this task`);
   }
@@ -29,7 +18,7 @@ export async function applyMarks(tx: Tx, task: TaskEntity, marks: MarkInput[], k
   const changed: Array<{ uuid: string; status: string }> = [];
   for (const m of marks) {
     const row = rows.get(m.uuid.toLowerCase())!;
-    let patch: Partial<AcceptanceCriterionEntity>;
+    let patch: CriterionMarks;
     if (kind === 'dev') {
       if (row.devStatus === m.status && row.devEvidence === m.evidence) continue;
       patch = { devStatus: m.status, devEvidence: m.evidence, devMarkedByType: tx.actor.type, devMarkedByUuid: tx.actor.uuid, devMarkedAt: now };
@@ -39,7 +28,7 @@ export async function applyMarks(tx: Tx, task: TaskEntity, marks: MarkInput[], k
       const marker = m.status === 'pending' ? { markedByType: null, markedByUuid: null, markedAt: null } : { markedByType: tx.actor.type, markedByUuid: tx.actor.uuid, markedAt: now };
       patch = { status: m.status, evidence: m.evidence, ...marker };
     }
-    await em.update(AcceptanceCriterionEntity, { uuid: row.uuid }, patch);
+    await tasks.markCriterion(row.uuid, patch);
     Object.assign(row, patch);
     changed.push({ uuid: row.uuid, status: m.status });
   }

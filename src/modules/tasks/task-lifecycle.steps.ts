@@ -1,6 +1,5 @@
 import type { EntityManager } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
-import { findInCompany } from '../../shared/database/tenant.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import type { DomainEventName, TaskTransition } from '../../shared/events/domain-events.js';
 import { AppError, BlockedError, ForbiddenError, InvalidStateError, NotFoundError } from '../../shared/errors/app-error.js';
@@ -13,10 +12,9 @@ import {
   type TaskStatus,
   type TaskTrigger,
 } from './domain/task-transition.js';
-import { AcceptanceCriterionEntity, TaskEntity } from './task.entity.js';
-import { TaskQueries } from './task.queries.js';
+import type { TaskEntity } from './task.entity.js';
+import { TaskRepository } from './task.repository.js';
 
-/** The activity each trigger writes (domain.md §6.2). */
 /** The domain event each trigger records (shared/events/domain-events.ts). */
 const EVENT = {
   claim: 'task.assigned',
@@ -38,12 +36,9 @@ export const HELD_STATUSES: readonly TaskStatus[] = ['assigned', 'in_progress', 
 
 /** Loads a task of the caller's company with a row lock: the status checked below cannot change under us. */
 export async function lockTask(tx: Tx, taskUuid: string, displayName = 'Task'): Promise<TaskEntity> {
-  if (!isUuid(taskUuid)) throw new NotFoundError(displayName);
-  return findInCompany(tx.manager, TaskEntity, taskUuid, tx.actor.companyUuid, displayName, true);
-}
-
-export async function reloadTask(em: EntityManager, taskUuid: string): Promise<TaskEntity> {
-  return em.findOneByOrFail(TaskEntity, { uuid: taskUuid });
+  const task = isUuid(taskUuid) ? await new TaskRepository(tx.manager).lock(tx.actor.companyUuid, taskUuid) : null;
+  if (!task) throw new NotFoundError(displayName);
+  return task;
 }
 
 /** The assignee identity rule (domain.md §3); a user also matches the agents it owns. */
@@ -61,39 +56,19 @@ export interface MoveOptions {
   activityValue?: TaskTransition | null;
 }
 
-/** Resets self-check and verification marks of every criterion of a task (domain.md §6.3 step 6). */
-export async function resetCriteria(em: EntityManager, taskUuid: string): Promise<void> {
-  await em.update(
-    AcceptanceCriterionEntity,
-    { taskUuid },
-    {
-      devStatus: 'pending',
-      devEvidence: null,
-      devMarkedByType: null,
-      devMarkedByUuid: null,
-      devMarkedAt: null,
-      status: 'pending',
-      evidence: null,
-      markedByType: null,
-      markedByUuid: null,
-      markedAt: null,
-    },
-  );
-}
-
 /**
  * Every status change of a task goes through here: the single transition check (domain.md §6.3, steps 2–5) on the
  * locked row, then its side effects (step 6), the trigger's activity and the `task updated` event.
  */
 export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, opts: MoveOptions = {}): Promise<{ from: TaskStatus; to: TaskStatus }> {
-  const em = tx.manager;
+  const tasks = new TaskRepository(tx.manager);
   const actor = tx.actor;
-  const criteria = trigger === 'verify' ? await em.find(AcceptanceCriterionEntity, { where: { taskUuid: task.uuid } }) : [];
+  const criteria = trigger === 'verify' ? await tasks.criteria(task.uuid) : [];
   const result = checkTaskTransition({
     trigger,
     status: task.status,
-    callerIsAssignee: await isAssignee(em, actor, task),
-    unresolvedPrerequisites: NEEDS_BLOCKERS.has(trigger) ? await TaskQueries.blockers(em, task.uuid) : [],
+    callerIsAssignee: await isAssignee(tx.manager, actor, task),
+    unresolvedPrerequisites: NEEDS_BLOCKERS.has(trigger) ? await tasks.blockers(task.uuid) : [],
     acceptance: acceptanceSummary(criteria),
     force: opts.force,
     forbiddenMessage: opts.forbiddenMessage,
@@ -116,11 +91,11 @@ export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, o
     const who = opts.assignee ?? { type: actor.type, uuid: actor.uuid };
     Object.assign(patch, { assigneeType: who.type, assigneeUuid: who.uuid, assignedAt: new Date(), assignedByType: actor.type, assignedByUuid: actor.uuid });
   }
-  if (fx.resetCriteria) await resetCriteria(em, task.uuid);
+  if (fx.resetCriteria) await tasks.resetCriteria(task.uuid);
   const closing = { taskUuid: task.uuid, checkedOutSessions: [] as string[] };
   if (fx.checkoutSessions) await tx.dispatch('task.closing', closing);
   const checkedOut = closing.checkedOutSessions;
-  await em.update(TaskEntity, { uuid: task.uuid }, patch);
+  await tasks.update(task.uuid, patch);
   Object.assign(task, patch);
 
   let value: TaskTransition = opts.activityValue ?? {};

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor, ActorType } from '../../shared/auth/actor.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
@@ -13,14 +12,15 @@ import { cleanTitle, distinctUuids, MAX_WORK_REPORT, requiredText, type MarkInpu
 import type { TaskStatus } from './domain/task-transition.js';
 import type { MarkCriteriaArgsDto, SelfCheckArgsDto } from './dto/task-action.dto.js';
 import type { UpdateTaskArgsDto } from './dto/task.dto.js';
-import { AcceptanceCriterionEntity, TaskEntity, type Priority } from './task.entity.js';
+import type { TaskEntity, Priority } from './task.entity.js';
+import { requireProject, requireTask } from './task.checks.js';
 import { createTasksWithin, prepareTasks, type CreateTasksInput } from './task-create.steps.js';
-import { editDependencies, lockProjectDependencies } from './task-dependencies.steps.js';
-import { HELD_STATUSES, isAssignee, lockTask, moveTask, reloadTask } from './task-lifecycle.steps.js';
-import { TaskQueries } from './task.queries.js';
+import { applyMarks } from './task-criteria.steps.js';
+import { editDependencies } from './task-dependencies.steps.js';
+import { HELD_STATUSES, isAssignee, lockTask, moveTask } from './task-lifecycle.steps.js';
+import { TaskReadRepository, type TaskFilter } from './task-read.repository.js';
 import type { TaskRecord, TaskRecordWithHints, TaskSummary } from './task.records.js';
-import { requireProject } from './task-scope.queries.js';
-import { applyMarks, replaceCriteria } from './task-criteria.steps.js';
+import { TaskRepository } from './task.repository.js';
 
 export interface TaskListInput extends PagingInput {
   projectUuid: string;
@@ -48,52 +48,36 @@ const mark = (uuid: string, status: MarkStatus, evidence: string | undefined): M
 @Injectable()
 export class TaskService {
   constructor(
-    private readonly db: DataSource,
     private readonly runner: TransactionRunner,
+    private readonly tasks: TaskRepository,
+    private readonly reads: TaskReadRepository,
   ) {}
 
   // ---- reads ----
 
   async list(actor: Actor, input: TaskListInput): Promise<TaskList> {
-    const status = input.status ?? null;
-    const priority = input.priority ?? null;
-    return this.listWhere(actor, input, [
-      ...(status ? [{ sql: 't.status = $?', param: status }] : []),
-      ...(priority ? [{ sql: 't.priority = $?', param: priority }] : []),
-    ]);
+    return this.listWhere(actor, input, { status: input.status ?? null, priority: input.priority ?? null });
   }
 
   /** Open, unassigned tasks whose prerequisites are all done or closed (tools.md §5.1); `total` counts these. */
   async listAvailable(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
-    return this.listWhere(actor, input, [
-      {
-        sql: `t.status = 'open' AND t.assignee_uuid IS NULL AND NOT EXISTS (
-          SELECT 1 FROM task_dependency d JOIN task p ON p.uuid = d.depends_on_uuid
-           WHERE d.task_uuid = t.uuid AND p.status NOT IN ('done', 'closed'))`,
-      },
-    ]);
+    return this.listWhere(actor, input, { readiness: 'available' });
   }
 
   /** Open or assigned tasks whose prerequisites are all done or closed (domain.md §6.4). */
   async listUnblocked(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
-    return this.listWhere(actor, input, [
-      {
-        sql: `t.status IN ('open', 'assigned') AND NOT EXISTS (
-          SELECT 1 FROM task_dependency d JOIN task p ON p.uuid = d.depends_on_uuid
-           WHERE d.task_uuid = t.uuid AND p.status NOT IN ('done', 'closed'))`,
-      },
-    ]);
+    return this.listWhere(actor, input, { readiness: 'unblocked' });
   }
 
   async get(actor: Actor, input: { taskUuid: string }): Promise<TaskRecord> {
-    const record = isUuid(input.taskUuid) ? await TaskQueries.load(this.db.manager, actor.companyUuid, input.taskUuid) : null;
+    const record = isUuid(input.taskUuid) ? await this.reads.record(actor.companyUuid, input.taskUuid) : null;
     if (!record) throw new NotFoundError('Task');
     return record;
   }
 
   /** One task's summary (check-in results). */
   async summary(actor: Actor, taskUuid: string): Promise<TaskSummary> {
-    const [s] = await TaskQueries.summaries(this.db.manager, actor.companyUuid, [taskUuid]);
+    const [s] = await this.reads.summaries(actor.companyUuid, [taskUuid]);
     if (!s) throw new NotFoundError('Task');
     return s;
   }
@@ -103,7 +87,7 @@ export class TaskService {
   async createTasks(actor: Actor, input: CreateTasksInput): Promise<{ tasks: TaskSummary[] }> {
     const prepared = prepareTasks(input.tasks);
     const uuids = await this.runner.run(actor, (tx) => createTasksWithin(tx, input, prepared));
-    return { tasks: await TaskQueries.summaries(this.db.manager, actor.companyUuid, uuids) };
+    return { tasks: await this.reads.summaries(actor.companyUuid, uuids) };
   }
 
   async update(actor: Actor, input: UpdateTaskInput): Promise<TaskRecord> {
@@ -119,8 +103,9 @@ export class TaskService {
 
     // A copy: the named session is recorded on this call's activities only.
     return this.runner.run({ ...actor }, async (tx) => {
-      const em = tx.manager;
-      if (editsEdges) await lockProjectDependencies(em, (await this.find(em, actor, input.taskUuid)).projectUuid);
+      const tasks = this.tasks.in(tx);
+      // The project's dependency lock before the task row lock: one lock order for every dependency edit.
+      if (editsEdges) await tasks.lockProjectDependencies((await requireTask(tasks, actor.companyUuid, input.taskUuid)).projectUuid);
       const task = await lockTask(tx, input.taskUuid);
       if (input.sessionUuid != null) await tx.dispatch('session.used', { actor: tx.actor, sessionUuid: input.sessionUuid, operation: 'task update' });
       if (editsEdges) await editDependencies(tx, task, add, remove);
@@ -133,11 +118,11 @@ export class TaskService {
       const fields: string[] = Object.keys(patch);
       const before = task.description;
       if (fields.length) {
-        await em.update(TaskEntity, { uuid: task.uuid }, patch);
+        await tasks.update(task.uuid, patch);
         Object.assign(task, patch);
       }
       if (criteria) {
-        await replaceCriteria(em, task.uuid, criteria);
+        await tasks.replaceCriteria(task.uuid, criteria);
         fields.push('acceptanceCriteriaItems');
       }
       if (fields.length) {
@@ -148,7 +133,7 @@ export class TaskService {
         tx.text({ sourceType: 'task', sourceUuid: task.uuid, entityType: 'task', entityUuid: task.uuid, entityTitle: task.title, projectUuid: task.projectUuid, before, after: task.description });
       }
       if (status) await this.operationalMove(tx, task, status, STATUS_FORBIDDEN);
-      return TaskQueries.record(em, await reloadTask(em, task.uuid));
+      return this.result(tx, task);
     });
   }
 
@@ -159,7 +144,7 @@ export class TaskService {
     return this.runner.run(actor, async (tx) => {
       const task = await lockTask(tx, input.taskUuid);
       await this.claimLocked(tx, task);
-      return this.withHints(await TaskQueries.record(tx.manager, await reloadTask(tx.manager, task.uuid)));
+      return this.withHints(await this.result(tx, task));
     });
   }
 
@@ -186,12 +171,11 @@ export class TaskService {
     if (target.type !== 'user' && target.type !== 'agent') throw new ValidationError('assigneeType must be user or agent');
     const type: ActorType = target.type;
     return this.runner.run(actor, async (tx) => {
-      const em = tx.manager;
       const task = await lockTask(tx, input.taskUuid);
-      const uuid = await requireAssignable(em, actor.companyUuid, type, target.uuid, 'task:write');
+      const uuid = await requireAssignable(tx.manager, actor.companyUuid, type, target.uuid, 'task:write');
       const unchanged = task.status === 'assigned' && task.assigneeType === type && task.assigneeUuid === uuid;
       if (!unchanged) await moveTask(tx, task, 'assign', { assignee: { type, uuid } });
-      return this.withHints(await TaskQueries.record(em, await reloadTask(em, task.uuid)));
+      return this.withHints(await this.result(tx, task));
     });
   }
 
@@ -222,13 +206,12 @@ export class TaskService {
     const report = requiredText(input.report, MAX_WORK_REPORT, 'Report');
     const status = input.status ?? null;
     return this.runner.run({ ...actor }, async (tx) => {
-      const em = tx.manager;
       const task = await lockTask(tx, input.taskUuid);
       if (input.sessionUuid != null) await tx.dispatch('session.used', { actor: tx.actor, sessionUuid: input.sessionUuid, operation: 'work report' });
-      if (!(await isAssignee(em, actor, task))) throw new ForbiddenError(REPORT_FORBIDDEN);
+      if (!(await isAssignee(tx.manager, actor, task))) throw new ForbiddenError(REPORT_FORBIDDEN);
       if (status) await this.operationalMove(tx, task, status, REPORT_FORBIDDEN);
       const comment = await writeComment(tx, { type: 'task', uuid: task.uuid, projectUuid: task.projectUuid, title: task.title }, report);
-      return { task: await TaskQueries.record(em, await reloadTask(em, task.uuid)), commentUuid: comment.uuid };
+      return { task: await this.result(tx, task), commentUuid: comment.uuid };
     });
   }
 
@@ -260,22 +243,15 @@ export class TaskService {
   /** Deletes the task with its edges, criteria, check-ins, comments and references (domain.md §8). */
   async delete(actor: Actor, input: { taskUuid: string }): Promise<{ uuid: string; deleted: true }> {
     return this.runner.run(actor, async (tx) => {
-      const em = tx.manager;
+      const tasks = this.tasks.in(tx);
       const task = await lockTask(tx, input.taskUuid);
-      const neighbours: Array<{ uuid: string; project_uuid: string }> = await em.query(
-        `SELECT uuid, project_uuid FROM task WHERE uuid IN (
-           SELECT depends_on_uuid FROM task_dependency WHERE task_uuid = $1
-           UNION SELECT task_uuid FROM task_dependency WHERE depends_on_uuid = $1)`,
-        [task.uuid],
-      );
-      await deleteTargetCollaboration(em, actor.companyUuid, 'task', [task.uuid]);
+      const neighbours = await tasks.neighbours(task.uuid);
+      await deleteTargetCollaboration(tx.manager, actor.companyUuid, 'task', [task.uuid]);
       await tx.dispatch('task.deleting', { taskUuid: task.uuid });
-      await em.query(`DELETE FROM task_dependency WHERE task_uuid = $1 OR depends_on_uuid = $1`, [task.uuid]);
-      await em.delete(AcceptanceCriterionEntity, { taskUuid: task.uuid });
-      await em.delete(TaskEntity, { uuid: task.uuid });
+      await tasks.delete(task.uuid);
       tx.record('task.deleted', { projectUuid: task.projectUuid, uuid: task.uuid }, { title: task.title });
       tx.change('task', task.uuid, task.projectUuid, 'deleted');
-      for (const n of neighbours) tx.change('task', n.uuid, n.project_uuid, 'updated');
+      for (const n of neighbours) tx.change('task', n.uuid, n.projectUuid, 'updated');
       return { uuid: task.uuid, deleted: true as const };
     });
   }
@@ -287,8 +263,13 @@ export class TaskService {
     return this.runner.run(actor, async (tx) => {
       const task = await lockTask(tx, taskUuid);
       await work(tx, task);
-      return TaskQueries.record(tx.manager, await reloadTask(tx.manager, task.uuid));
+      return this.result(tx, task);
     });
+  }
+
+  /** A mutation's answer: the task's record as its transaction left it. */
+  private async result(tx: Tx, task: TaskEntity): Promise<TaskRecord> {
+    return this.reads.in(tx).recordOf(await this.tasks.in(tx).reload(task.uuid));
   }
 
   /** svc_update_task / svc_report_work status: start, submit or pull back, chosen by the current status. */
@@ -297,36 +278,24 @@ export class TaskService {
     await moveTask(tx, task, trigger, { forbiddenMessage });
   }
 
-  private async find(em: EntityManager, actor: Actor, taskUuid: string): Promise<TaskEntity> {
-    const task = isUuid(taskUuid) ? await em.findOne(TaskEntity, { where: { uuid: taskUuid, companyUuid: actor.companyUuid } }) : null;
-    if (!task) throw new NotFoundError('Task');
-    return task;
-  }
-
   private async listWhere(
     actor: Actor,
     input: Omit<TaskListInput, 'status' | 'priority'>,
-    filters: Array<{ sql: string; param?: unknown }>,
+    filter: Pick<TaskFilter, 'status' | 'priority' | 'readiness'>,
   ): Promise<TaskList> {
     const p = paging(input);
-    const proposalUuids = distinctUuids(input.proposalUuids);
-    const em = this.db.manager;
-    await requireProject(em, actor.companyUuid, input.projectUuid);
-    const params: unknown[] = [actor.companyUuid, input.projectUuid];
-    const clauses = ['t.company_uuid = $1', 't.project_uuid = $2'];
-    for (const f of filters) {
-      if (f.param === undefined) clauses.push(f.sql);
-      else {
-        params.push(f.param);
-        clauses.push(f.sql.replace('$?', `$${params.length}`));
-      }
-    }
-    if (input.proposalUuids != null) {
-      params.push(proposalUuids);
-      clauses.push(`t.proposal_uuid = ANY($${params.length}::uuid[])`);
-    }
-    const { uuids, total } = await TaskQueries.page(em, clauses.join(' AND '), params, p.pageSize, offsetOf(p));
-    return { tasks: await TaskQueries.summaries(em, actor.companyUuid, uuids), page: p.page, pageSize: p.pageSize, total };
+    await requireProject(this.tasks, actor.companyUuid, input.projectUuid);
+    const { uuids, total } = await this.reads.page(
+      {
+        companyUuid: actor.companyUuid,
+        projectUuid: input.projectUuid,
+        ...filter,
+        proposalUuids: input.proposalUuids != null ? distinctUuids(input.proposalUuids) : null,
+      },
+      p.pageSize,
+      offsetOf(p),
+    );
+    return { tasks: await this.reads.summaries(actor.companyUuid, uuids), page: p.page, pageSize: p.pageSize, total };
   }
 
   /** `hints` of claim and assign results (tools.md §5.4), present only when there is something to say. */

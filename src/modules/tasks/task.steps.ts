@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ActorType } from '../../shared/auth/actor.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { moveTask } from './task-lifecycle.steps.js';
-import { AcceptanceCriterionEntity, TaskDependencyEntity, TaskEntity, type Priority } from './task.entity.js';
+import type { Priority } from './task.entity.js';
+import { TaskRepository } from './task.repository.js';
 
 /*
  * What other modules do to tasks inside their own transactions: a proposal's approval creates them, its revocation
@@ -40,13 +41,13 @@ export async function createTasksFromProposal(
   drafts: readonly TaskDraftSource[],
   at: number,
 ): Promise<Array<{ draftUuid: string; taskUuid: string; title: string }>> {
-  const em = tx.manager;
+  const tasks = new TaskRepository(tx.manager);
   const taskOfDraft = new Map<string, string>();
   const created: Array<{ draftUuid: string; taskUuid: string; title: string }> = [];
   for (const [i, t] of drafts.entries()) {
     const taskUuid = randomUUID();
     taskOfDraft.set(t.uuid, taskUuid);
-    await em.insert(TaskEntity, {
+    await tasks.insert({
       companyUuid: origin.companyUuid,
       projectUuid: origin.projectUuid,
       proposalUuid: origin.uuid,
@@ -63,9 +64,9 @@ export async function createTasksFromProposal(
     });
     const criteria = t.acceptanceCriteriaItems.filter((c) => c.description.trim() !== '');
     if (criteria.length) {
-      await em.insert(
-        AcceptanceCriterionEntity,
-        criteria.map((c, i) => ({ uuid: randomUUID(), taskUuid, description: c.description.trim(), required: c.required ?? true, sortOrder: i })),
+      await tasks.insertCriteria(
+        taskUuid,
+        criteria.map((c) => ({ description: c.description.trim(), required: c.required ?? true })),
       );
     }
     created.push({ draftUuid: t.uuid, taskUuid, title: t.title });
@@ -79,7 +80,7 @@ export async function createTasksFromProposal(
       .filter((dep) => dep !== t.uuid && taskOfDraft.has(dep))
       .map((dep) => ({ taskUuid: taskOfDraft.get(t.uuid)!, dependsOnUuid: taskOfDraft.get(dep)! })),
   );
-  if (edges.length) await em.insert(TaskDependencyEntity, edges);
+  if (edges.length) await tasks.addDependencies(edges);
   return created;
 }
 
@@ -89,11 +90,7 @@ export async function createTasksFromProposal(
  * one of them are deleted. Returns the tasks closed.
  */
 export async function closeTasksOfRevokedProposal(tx: Tx, proposalUuid: string): Promise<Array<{ uuid: string; title: string }>> {
-  const tasks = await tx.manager.find(TaskEntity, {
-    where: { companyUuid: tx.actor.companyUuid, proposalUuid },
-    order: { createdAt: 'ASC', uuid: 'ASC' },
-    lock: { mode: 'pessimistic_write' },
-  });
+  const tasks = await new TaskRepository(tx.manager).lockOfProposal(tx.actor.companyUuid, proposalUuid);
   const closed: Array<{ uuid: string; title: string }> = [];
   for (const task of tasks.filter((t) => t.status !== 'closed')) {
     // The revoke's own guard (creator or proposal:admin) stands in for the task's actor rule.
@@ -107,40 +104,23 @@ export async function closeTasksOfRevokedProposal(tx: Tx, proposalUuid: string):
 /** Deletes edges where a task outside `own` depends on one of them; edges among `own` stay. */
 async function unlinkOutsideDependents(tx: Tx, own: string[]): Promise<void> {
   if (own.length === 0) return;
-  const edges: Array<{ task_uuid: string; depends_on_uuid: string; project_uuid: string }> = await tx.manager.query(
-    `SELECT d.task_uuid, d.depends_on_uuid, t.project_uuid
-       FROM task_dependency d JOIN task t ON t.uuid = d.task_uuid
-      WHERE d.depends_on_uuid = ANY($1::uuid[]) AND NOT (d.task_uuid = ANY($1::uuid[]))
-      ORDER BY t.created_at, d.task_uuid, d.depends_on_uuid`,
-    [own],
-  );
+  const tasks = new TaskRepository(tx.manager);
+  const edges = await tasks.outsideDependents(own);
   if (edges.length === 0) return;
-  await tx.manager
-    .createQueryBuilder()
-    .delete()
-    .from(TaskDependencyEntity)
-    .where('depends_on_uuid IN (:...own) AND task_uuid NOT IN (:...own)', { own })
-    .execute();
+  await tasks.deleteOutsideDependents(own);
   for (const e of edges) {
-    tx.change('task', e.task_uuid, e.project_uuid, 'updated');
-    tx.record('task.dependency_removed', { projectUuid: e.project_uuid, uuid: e.task_uuid }, { dependsOnUuid: e.depends_on_uuid });
+    tx.change('task', e.taskUuid, e.projectUuid, 'updated');
+    tx.record('task.dependency_removed', { projectUuid: e.projectUuid, uuid: e.taskUuid }, { dependsOnUuid: e.dependsOnUuid });
   }
 }
 
 /** A deleted proposal's tasks stay, unlinked; returns them for the caller's change events. */
 export async function unlinkTasksFromProposal(tx: Tx, proposalUuid: string): Promise<Array<{ uuid: string; projectUuid: string }>> {
-  const scope = { companyUuid: tx.actor.companyUuid, proposalUuid };
-  const tasks = await tx.manager.find(TaskEntity, { where: scope, select: { uuid: true, projectUuid: true } });
-  await tx.manager.update(TaskEntity, scope, { proposalUuid: null });
-  return tasks.map((t) => ({ uuid: t.uuid, projectUuid: t.projectUuid }));
+  return new TaskRepository(tx.manager).unlinkProposal(tx.actor.companyUuid, proposalUuid);
 }
 
 /** An idea move (domain.md §8) carries these tasks, already locked by the caller, to the target project. */
 export async function moveTasksToProject(tx: Tx, taskUuids: readonly string[], projectUuid: string): Promise<void> {
   if (!taskUuids.length) return;
-  await tx.manager.query(`UPDATE task SET project_uuid = $1, updated_at = now() WHERE company_uuid = $2 AND uuid = ANY($3::uuid[])`, [
-    projectUuid,
-    tx.actor.companyUuid,
-    [...taskUuids],
-  ]);
+  await new TaskRepository(tx.manager).moveToProject(tx.actor.companyUuid, taskUuids, projectUuid);
 }
