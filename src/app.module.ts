@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { AuthGuard } from './shared/auth/auth.guard.js';
 import { CoreModule, type CoreOptions } from './shared/core.module.js';
 import { AssignmentsModule } from './modules/assignments/index.js';
@@ -24,6 +25,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(core),
+        // Background timers (`@Interval`) of every module.
+        ScheduleModule.forRoot(),
         IdentityModule,
         HealthModule,
         CollaborationModule,

@@ -1,14 +1,14 @@
 import { Clock } from '../../src/shared/clock.js';
 
-/** A clock tests move instead of sleeping: the system time plus an offset that only grows. */
+/** A clock tests move instead of sleeping: it starts at the system time and stands still until advanced. */
 export class ManualClock extends Clock {
-  private offsetMs = 0;
+  private at = Date.now();
 
   now(): number {
-    return Date.now() + this.offsetMs;
+    return this.at;
   }
 
   advance(ms: number): void {
-    this.offsetMs += ms;
+    this.at += ms;
   }
 }

@@ -6,9 +6,10 @@ import type { Logger } from 'pino';
 import { AppConfig } from '../../config/config.js';
 import { CredentialResolver } from '../../shared/auth/auth-context.js';
 import { Public } from '../../shared/auth/decorators.js';
-import { AppError, ForbiddenError } from '../../shared/errors/app-error.js';
+import { AppError, ForbiddenError, RateLimitedError } from '../../shared/errors/app-error.js';
 import { HttpExceptionFilter } from '../../shared/errors/http-exception.filter.js';
 import { LOGGER } from '../../shared/logging/logger.js';
+import { clientAddress } from '../../shared/http/client-address.js';
 import { readCookie, SESSION_COOKIE } from '../../shared/http/cookies.js';
 import { originAllowed } from '../../shared/http/origin.js';
 import { AgentService, AuthService } from '../identity/index.js';
@@ -128,12 +129,12 @@ export class InteractionController {
     const details = await provider.interactionDetails(req, res);
     const email = String(body?.email ?? '');
     try {
-      const user = await this.auth.verifyCredentials(email, String(body?.password ?? ''));
+      const user = await this.auth.verifyCredentials(email, String(body?.password ?? ''), clientAddress(req));
       await provider.interactionFinished(req, res, { login: { accountId: user.uuid } }, { mergeWithLastSubmission: false });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      const status = err.code === 'RATE_LIMITED' ? 429 : 401;
-      sendPage(res, status, loginPage(uid, await this.clientName(String(details.params.client_id)), err.message, email));
+      if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      sendPage(res, err.status === 429 ? 429 : 401, loginPage(uid, await this.clientName(String(details.params.client_id)), err.message, email));
     }
   }
 
