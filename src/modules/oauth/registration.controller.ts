@@ -1,0 +1,36 @@
+import { All, Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../../shared/auth/decorators.js';
+import { AppError } from '../../shared/errors/app-error.js';
+import { OAuthServer } from './oauth-server.js';
+import { RegistrationRefusedFilter, RegistrationThrottleGuard } from './registration.guard.js';
+
+/**
+ * Dynamic client registration (RFC 7591) through Nest's pipeline, so its limit is a guard: the request is counted,
+ * then handed to the authorization server's own registration endpoint (the mount middleware leaves this one route
+ * to the controller).
+ */
+@Controller('oauth')
+@Public()
+@ApiTags('oauth')
+@UseFilters(RegistrationRefusedFilter)
+export class RegistrationController {
+  constructor(private readonly server: OAuthServer) {}
+
+  @Post('reg')
+  @UseGuards(RegistrationThrottleGuard)
+  register(@Req() req: Request, @Res() res: Response): void {
+    if (!this.server.enabled) throw new AppError('NOT_FOUND', 'Route not found');
+    this.server.handle(req, res, '/reg');
+  }
+
+  /**
+   * Other methods: when OAuth is on the mount middleware hands them to the authorization server before routing, so
+   * this answers only when it is off — 404, as every OAuth path then (not a 405 for a route that does not exist).
+   */
+  @All('reg')
+  otherMethods(): never {
+    throw new AppError('NOT_FOUND', 'Route not found');
+  }
+}
