@@ -55,6 +55,20 @@ describe('login throttling behind a trusted proxy, two instances (e2e)', () => {
     expect(lines.map((l) => l.clientAddress)).not.toContain('127.0.0.1');
   });
 
+  it('logs a stream the client aborts with its client address, and lives on (the socket is gone by then)', async () => {
+    const session = await login(0, '203.0.113.30', 'right password');
+    const cookie = session.headers.get('set-cookie')!.split(';')[0];
+    const abort = new AbortController();
+    const stream = await fetch(`${one.url}/api/events`, { headers: { cookie, 'x-forwarded-for': '203.0.113.30' }, signal: abort.signal });
+    expect(stream.status).toBe(200);
+    await stream.body!.getReader().read();
+    abort.abort();
+    const logged = async () => one.logs.find((l) => l.msg === 'request' && l.route === '/api/events' && l.clientAddress === '203.0.113.30');
+    for (let i = 0; i < 50 && !(await logged()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await logged()).toMatchObject({ status: 200, clientAddress: '203.0.113.30' });
+    expect((await fetch(`${one.url}/health/live`)).status).toBe(200);
+  });
+
   it('ignores X-Forwarded-For from a socket that is not a trusted proxy', async () => {
     // 127.0.0.2 claims to be the locked client: it is counted as itself, and signs in.
     const claimed = await requestFrom('127.0.0.2', `${one.url}/api/auth/login`, { method: 'POST', headers: { 'x-forwarded-for': '203.0.113.10' }, json: { email: user.email, password: 'right password' } });

@@ -33,6 +33,14 @@ describe('client address (TRUST_PROXY)', () => {
     expect(clientAddress(request(['127.0.0.1'], '127.0.0.1', 'garbage'))).toBe('127.0.0.1');
   });
 
+  it('never throws for a socket that has closed (no address left): the trust test refuses it', () => {
+    const trust = proxyTrust(['127.0.0.1']) as (a: string | undefined) => boolean;
+    expect(trust(undefined)).toBe(false);
+    const closed = request(['127.0.0.1'], undefined as unknown as string, '198.51.100.7');
+    expect(clientAddress(closed)).toBe('unknown');
+    expect(clientAddress(request([], undefined as unknown as string))).toBe('unknown');
+  });
+
   it('shows a dual-stack socket IPv4 peer as plain IPv4', () => {
     expect(plainAddress('::ffff:192.0.2.4')).toBe('192.0.2.4');
     expect(clientAddress(request([], '::ffff:192.0.2.4'))).toBe('192.0.2.4');

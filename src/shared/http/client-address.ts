@@ -15,7 +15,7 @@ export function plainAddress(address: string): string {
  * right to left, stopping at the first it does not trust (docs/deploy.md, "Client address"). `entries` are
  * TRUST_PROXY's validated addresses and CIDRs; none: `false`, the header is never read.
  */
-export function proxyTrust(entries: readonly string[]): ((address: string) => boolean) | false {
+export function proxyTrust(entries: readonly string[]): ((address: string | undefined) => boolean) | false {
   if (!entries.length) return false;
   const trusted = new BlockList();
   for (const entry of entries) {
@@ -24,7 +24,9 @@ export function proxyTrust(entries: readonly string[]): ((address: string) => bo
     if (prefix === undefined) trusted.addAddress(address, type);
     else trusted.addSubnet(address, Number(prefix), type);
   }
-  return (address: string): boolean => {
+  return (address: string | undefined): boolean => {
+    // A socket already closed has no address left (proxy-addr passes it on as it is).
+    if (typeof address !== 'string') return false;
     const plain = plainAddress(address);
     const family = isIP(plain);
     // A hop that is not an address is never a proxy of ours: the walk stops there.
@@ -38,7 +40,8 @@ const RESOLVED = Symbol('clientAddress');
  * The request's client address: Express's `req.ip` under the trust above — the socket's address, or, when the
  * socket is a trusted proxy, the right-most `X-Forwarded-For` hop that is not itself trusted. Every per-source limit
  * and the access log use it. Only a client inside the trusted ranges can put a hop there that is not an address;
- * such a request counts as the socket's peer (the proxy), so it never escapes a limit.
+ * such a request counts as the socket's peer (the proxy), so it never escapes a limit. Resolved once, when the
+ * request arrives (the access log calls it first): a socket that has closed since has no address any more.
  */
 export function clientAddress(req: Request): string {
   const memo = req as Request & { [RESOLVED]?: string };

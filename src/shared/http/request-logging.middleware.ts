@@ -19,6 +19,8 @@ export function requestLogging(logger: Logger, metrics: MetricsService) {
     req.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
+    // Now, while the socket is open: the line is written when it may already be closed.
+    const client = clientAddress(req);
     const ctx: RequestContext = { requestId };
     res.once('finish', () => done(false));
     res.once('close', () => done(true));
@@ -34,7 +36,7 @@ export function requestLogging(logger: Logger, metrics: MetricsService) {
       logger.info(
         {
           requestId,
-          clientAddress: clientAddress(req),
+          clientAddress: client,
           companyUuid: ctx.companyUuid,
           actor: ctx.actor,
           method: req.method,
