@@ -8,7 +8,6 @@ import { OAuthGrants } from './oauth-grants.js';
 import { OAuthMountMiddleware } from './oauth-mount.middleware.js';
 import { OAuthPruner } from './oauth-pruner.js';
 import { RegistrationController } from './registration.controller.js';
-import { RegistrationThrottleGuard } from './registration.guard.js';
 import { OAUTH_TEST_OPTIONS, OAuthServer } from './oauth-server.js';
 import { OAuthTokens } from './oauth-tokens.js';
 import { WellKnownController } from './well-known.controller.js';
@@ -26,7 +25,6 @@ import { WellKnownController } from './well-known.controller.js';
   providers: [
     OAuthServer,
     OAuthPruner,
-    RegistrationThrottleGuard,
     OAuthTokens,
     OAuthGrants,
     InteractionOriginGuard,

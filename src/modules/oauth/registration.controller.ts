@@ -1,10 +1,10 @@
 import { All, Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../shared/auth/decorators.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { OAuthServer } from './oauth-server.js';
-import { RegistrationRefusedFilter, RegistrationThrottleGuard } from './registration.guard.js';
+import { RegistrationRefusedFilter, RegistrationRoute, RegistrationThrottleGuard } from './registration.guard.js';
 
 /**
  * Dynamic client registration (RFC 7591) through Nest's pipeline, so its limit is a guard: the request is counted,
@@ -19,6 +19,11 @@ export class RegistrationController {
   constructor(private readonly server: OAuthServer) {}
 
   @Post('reg')
+  @ApiOperation({
+    summary: 'Dynamic client registration (RFC 7591), while OAuth is on',
+    description: 'At most 20 per client address per hour (all instances together); then 429 with Retry-After and `{"error":"too_many_requests","error_description":…}`.',
+  })
+  @RegistrationRoute()
   @UseGuards(RegistrationThrottleGuard)
   register(@Req() req: Request, @Res() res: Response): void {
     if (!this.server.enabled) throw new AppError('NOT_FOUND', 'Route not found');
@@ -30,6 +35,7 @@ export class RegistrationController {
    * this answers only when it is off — 404, as every OAuth path then (not a 405 for a route that does not exist).
    */
   @All('reg')
+  @ApiOperation({ summary: 'Not offered (no registration management): 404 while OAuth is off' })
   otherMethods(): never {
     throw new AppError('NOT_FOUND', 'Route not found');
   }

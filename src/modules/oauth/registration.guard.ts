@@ -1,4 +1,4 @@
-import { Catch, Injectable, type ArgumentsHost, type ExceptionFilter, type ExecutionContext } from '@nestjs/common';
+import { Catch, Injectable, SetMetadata, type ArgumentsHost, type ExceptionFilter, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -14,11 +14,24 @@ import type { AppThrottler } from '../../shared/throttling/throttling.module.js'
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { OAuthServer } from './oauth-server.js';
 
+const REGISTRATION_ROUTE = 'svc:oauth-registration-route';
+/** Marks the route the registration limit counts. */
+export const RegistrationRoute = (): MethodDecorator => SetMetadata(REGISTRATION_ROUTE, true);
+
 /**
  * Dynamic client registration stays open, as MCP hosts need, but bounded: at most 20 registrations per client
  * address per hour, counted by all instances together (docs/deploy.md, "Abuse limits").
  */
-export const REGISTRATION_THROTTLER: AppThrottler = { name: 'oauth-registration', limit: 20, ttl: 3_600_000, store: 'shared', setHeaders: false };
+export const REGISTRATION_THROTTLER: AppThrottler = {
+  name: 'oauth-registration',
+  limit: 20,
+  ttl: 3_600_000,
+  store: 'shared',
+  setHeaders: false,
+  // Opt-in: any ThrottlerGuard elsewhere in the app (for its own throttler) leaves this one to the route marked below.
+  skipIf: (context) => Reflect.getMetadata(REGISTRATION_ROUTE, context.getHandler()) !== true,
+};
+
 
 /** A registration refused by the limit: 429 with `Retry-After` and an RFC 7591 error body. */
 export class RegistrationRefused extends Error {
