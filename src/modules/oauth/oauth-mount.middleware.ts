@@ -1,5 +1,6 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { AppError } from '../../shared/errors/app-error.js';
 import { OAUTH_PREFIX, OAuthServer } from './oauth-server.js';
 
 const INTERACTION = `${OAUTH_PREFIX}/interaction/`;
@@ -17,6 +18,9 @@ export class OAuthMountMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     const url = req.originalUrl;
+    // While OAuth is off no /oauth path exists: the registration route (POST only) must not turn its other methods
+    // into 405s.
+    if (!this.server.enabled && REGISTRATION.test(url) && req.method !== 'POST') throw new AppError('NOT_FOUND', 'Route not found');
     if (!this.server.enabled || url.startsWith(INTERACTION) || (req.method === 'POST' && REGISTRATION.test(url)) || !(url === OAUTH_PREFIX || url.startsWith(`${OAUTH_PREFIX}/`) || url.startsWith(`${OAUTH_PREFIX}?`))) {
       next();
       return;

@@ -1,4 +1,4 @@
-import { All, Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../shared/auth/decorators.js';
@@ -28,15 +28,5 @@ export class RegistrationController {
   register(@Req() req: Request, @Res() res: Response): void {
     if (!this.server.enabled) throw new AppError('NOT_FOUND', 'Route not found');
     this.server.handle(req, res, '/reg');
-  }
-
-  /**
-   * Other methods: when OAuth is on the mount middleware hands them to the authorization server before routing, so
-   * this answers only when it is off — 404, as every OAuth path then (not a 405 for a route that does not exist).
-   */
-  @All('reg')
-  @ApiOperation({ summary: 'Not offered (no registration management): 404 while OAuth is off' })
-  otherMethods(): never {
-    throw new AppError('NOT_FOUND', 'Route not found');
   }
 }
