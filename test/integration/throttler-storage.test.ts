@@ -34,6 +34,8 @@ describe('PostgreSQL throttler storage (integration)', () => {
   });
 
   it('counts concurrent requests of two instances together and never past the limit', async () => {
+    // Both pools connected first: the burst measures the store, not connection set-up.
+    await Promise.all([...Array.from({ length: 10 }, () => world.ds.query('SELECT 1')), ...Array.from({ length: 5 }, () => secondPool.query('SELECT 1'))]);
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).increment('burst', HOUR, 20, HOUR, 'test')));
     expect(results.filter((r) => !r.isBlocked)).toHaveLength(20);
     expect((await world.ds.query(`SELECT count(*)::int AS n FROM throttle_hit WHERE key = 'test:burst'`))[0].n).toBe(20);

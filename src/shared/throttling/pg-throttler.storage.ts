@@ -41,11 +41,18 @@ export class PgThrottlerStorage implements ThrottlerStorage {
     const now = this.clock.now();
     return this.db.transaction(async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock($1::bigint)`, [lockKey(stored)]);
+      // One statement after the lock (its snapshot sees every hit committed before): the window, and this request's
+      // hit when the window has room. The lock is held for these two statements and the commit only.
       const [row]: WindowRow[] = await em.query(
-        `SELECT count(*)::int AS hits, min(expires_at) AS first_expiry,
-                (SELECT expires_at FROM throttle_hit WHERE key = $1 AND expires_at > $2 ORDER BY expires_at DESC OFFSET $3 LIMIT 1) AS frees
-           FROM throttle_hit WHERE key = $1 AND expires_at > $2`,
-        [stored, new Date(now), Math.max(0, limit - 1)],
+        `WITH w AS (
+           SELECT count(*)::int AS hits, min(expires_at) AS first_expiry,
+                  (SELECT expires_at FROM throttle_hit WHERE key = $1 AND expires_at > $2 ORDER BY expires_at DESC OFFSET $3 LIMIT 1) AS frees
+             FROM throttle_hit WHERE key = $1 AND expires_at > $2
+         ), hit AS (
+           INSERT INTO throttle_hit (key, expires_at) SELECT $1, $4 FROM w WHERE w.hits < $5 RETURNING id
+         )
+         SELECT w.hits, w.first_expiry, w.frees FROM w, (SELECT count(*) FROM hit) counted`,
+        [stored, new Date(now), Math.max(0, limit - 1), new Date(now + ttl), limit],
       );
       if (row.hits >= limit) {
         // `frees`: the limit-th most recent hit; once it expires fewer than `limit` remain.
@@ -57,7 +64,6 @@ export class PgThrottlerStorage implements ThrottlerStorage {
           timeToBlockExpire: seconds((frees?.getTime() ?? now) - now),
         };
       }
-      await em.query(`INSERT INTO throttle_hit (key, expires_at) VALUES ($1, $2)`, [stored, new Date(now + ttl)]);
       return { totalHits: row.hits + 1, timeToExpire: seconds((row.first_expiry?.getTime() ?? now + ttl) - now), isBlocked: false, timeToBlockExpire: 0 };
     });
   }
