@@ -15,7 +15,11 @@ const swc = [
 
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
-  transform: { '^.+\\.ts$': swc },
+  // @nestjs/throttler is CommonJS and require()s ESM-only NestJS 12, which Jest's runtime cannot do on Node < 24.9
+  // (Node itself can, from 20.19): its two require() calls of Nest are pointed at the test's own instances.
+  transform: { '^.+\\.ts$': swc, '/node_modules/@nestjs/throttler/.+\\.js$': '<rootDir>/test/utils/jest-require-esm.cjs' },
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/throttler/)'],
+  setupFilesAfterEnv: ['<rootDir>/test/utils/jest-esm-globals.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
 };

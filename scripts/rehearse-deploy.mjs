@@ -23,6 +23,16 @@ const MCP_RATE = 20;
 // restart waits that long after an instance is ready again before stopping the next one (docs/deploy.md).
 const FAIL_TIMEOUT_MS = 1000 * Number(readFileSync(`${TMP}/svc.conf`, 'utf8').match(/fail_timeout=(\d+)s/)[1]) + 1000;
 
+// Client addresses (all of 127.0.0.0/8 reaches the loopback interface on Linux): nginx connects to the instances from
+// 127.0.0.1; the driver's own requests leave from DRIVER, so an instance that logs 127.0.0.1 as a client address would
+// be logging nginx's. LB stands for a load balancer in front of nginx, trusted like it: the abuse checks speak from it
+// and name the client in X-Forwarded-For, which is how they act as many client addresses. STRANGER is a client that
+// is not trusted: its X-Forwarded-For must be ignored.
+const NGINX_ADDRESS = '127.0.0.1';
+const DRIVER = '127.0.0.5';
+const LB = '127.0.0.2';
+const STRANGER = '127.0.0.3';
+
 // The instances' configuration: docs/deploy.md's multi-instance values. SSE_HEARTBEAT_MS is the default (30 s) so the
 // idle stream proves the proxy's read timeout with the documented value; SSE_MAX_STREAMS_PER_USER is raised because
 // the 1,000 streams all belong to one user (after the kill they all sit on one instance).
@@ -38,6 +48,7 @@ const INSTANCE_ENV = {
   SSE_HEARTBEAT_MS: '30000',
   MCP_RATE_LIMIT_PER_MINUTE: '1200',
   SSE_MAX_STREAMS_PER_USER: '2000',
+  TRUST_PROXY: `${NGINX_ADDRESS},${LB}`,
 };
 
 const t0 = Date.now();
@@ -107,13 +118,19 @@ process.on('exit', killAll);
 // before any byte of an answer; like a browser (and as Node's documentation of `request.reusedSocket` shows), the
 // client then sends the request again on a new connection, once. Those resends are counted (`staleResends`) and
 // reported; any other error or a second failure is a failed request.
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const agents = new Map();
 // The resend goes on a new connection: a reload closes all idle pooled connections at once, so the next pooled one
 // may be closed too.
-const freshAgent = new http.Agent({ keepAlive: false });
+function agentFor(from, fresh) {
+  const key = `${from} ${fresh}`;
+  if (!agents.has(key)) agents.set(key, new http.Agent(fresh ? { keepAlive: false, localAddress: from } : { keepAlive: true, maxSockets: 256, localAddress: from }));
+  return agents.get(key);
+}
 let staleResends = 0;
 function request(opts, resent = false) {
-  const { port = Number(PROXY.port), method = 'GET', path, headers = {}, body, timeoutMs = 30_000 } = opts;
+  const { port = Number(PROXY.port), method = 'GET', path, headers = {}, body, timeoutMs = 30_000, from = DRIVER } = opts;
+  const agent = agentFor(from, false);
+  const freshAgent = agentFor(from, true);
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
@@ -149,7 +166,7 @@ async function metric(i, name) {
 const position = (id) => [id.slice(0, id.lastIndexOf('-')), Number(id.slice(id.lastIndexOf('-') + 1))];
 
 // ---------------------------------------------------------------- SSE client (EventSource semantics)
-const sseAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+const sseAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity, localAddress: DRIVER });
 class Stream {
   constructor(name, cookie, path = '/api/events') {
     Object.assign(this, { name, cookie, path });
@@ -383,6 +400,123 @@ async function waitAll(pred, timeoutMs) {
   return null;
 }
 
+// ---------------------------------------------------------------- abuse limits (docs/deploy.md, "Abuse limits")
+// The service's access-log lines (`msg: "request"`) of instance i, from its log file.
+function requestLines(i) {
+  return readFileSync(`${TMP}/svc${i + 1}.log`, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        const o = JSON.parse(line);
+        return o.msg === 'request' ? [o] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+/** Per instance, how many of its access-log lines of `route` name `address` as the client (after the last answer's
+ * line is out: an instance writes it when the response has finished). */
+const served = (route, address) => [0, 1].map((i) => requestLines(i).filter((l) => l.route === route && l.clientAddress === address).length);
+/** A sample of a labelled metric, summed over both instances. */
+async function metricSum(sample) {
+  let total = 0;
+  for (const i of [0, 1]) {
+    const r = await request({ port: PORTS[i], path: '/metrics' });
+    const line = r.text.split('\n').find((l) => l.startsWith(`${sample} `));
+    total += line ? Number(line.split(' ').pop()) : 0;
+  }
+  return total;
+}
+const perInstance = async (sample) =>
+  Promise.all([0, 1].map(async (i) => Number((await request({ port: PORTS[i], path: '/metrics' })).text.split('\n').find((l) => l.startsWith(`${sample} `))?.split(' ').pop() ?? 0)));
+
+/** A login through nginx from local address `from`, naming `client` in X-Forwarded-For when given. */
+function loginFrom(from, client, email, password) {
+  return request({ method: 'POST', path: '/api/auth/login', from, headers: { origin: PROXY.origin, ...(client ? { 'x-forwarded-for': client } : {}) }, body: { email, password } });
+}
+const rateLimited = (r) => {
+  if (r.status !== 429) return false;
+  const e = r.json().error;
+  return e?.code === 'RATE_LIMITED' && e?.message === 'Too many login attempts' && Number(r.headers['retry-after']) > 0;
+};
+const statuses = (rs) => [...new Set(rs.map((r) => r.status))].join(',');
+
+async function abuseChecks() {
+  const LOGIN = '/api/auth/login';
+  const C = 'c@rehearse.test';
+  const D = 'd@rehearse.test';
+  // Pair: ten wrong passwords for one email from one client address, spread over both instances by nginx.
+  const pairFails = [];
+  for (let k = 0; k < 10; k++) pairFails.push(await loginFrom(LB, '198.51.100.10', C, `wrong ${k}`));
+  const pairLocked = await loginFrom(LB, '198.51.100.10', C, PASSWORD);
+  await sleep(500);
+  const pairSpread = served(LOGIN, '198.51.100.10');
+  check(pairFails.every((r) => r.status === 401) && rateLimited(pairLocked) && pairSpread.every((n) => n > 0), `abuse: 10 wrong passwords for one email from one client address (svc1 ${pairSpread[0]}, svc2 ${pairSpread[1]} logged the 11 logins) lock that pair: the right password then answers ${pairLocked.status} RATE_LIMITED, Retry-After ${pairLocked.headers['retry-after']} (the 10: ${statuses(pairFails)})`);
+  const elsewhere = await loginFrom(LB, '198.51.100.11', C, PASSWORD);
+  check(elsewhere.status === 200, `abuse: the same email from another client address still signs in: ${elsewhere.status} (the per-email limit is not reached)`);
+
+  // Address: a hundred failures from one client address, over a hundred emails.
+  const sprayFails = [];
+  for (let k = 0; k < 100; k++) sprayFails.push(await loginFrom(LB, '198.51.100.20', `spray-${k}@rehearse.test`, 'wrong'));
+  const addressLocked = await loginFrom(LB, '198.51.100.20', C, PASSWORD);
+  await sleep(500);
+  const addressSpread = served(LOGIN, '198.51.100.20');
+  check(sprayFails.every((r) => r.status === 401) && rateLimited(addressLocked) && addressSpread.every((n) => n > 0), `abuse: 100 failures from one client address over 100 emails (svc1 ${addressSpread[0]}, svc2 ${addressSpread[1]}) lock that address: a right password from it answers ${addressLocked.status} (the 100: ${statuses(sprayFails)})`);
+
+  // Email: the owner signs in from home; a spray from five other addresses (ten each) locks the email for every
+  // address but home.
+  const home = await loginFrom(LB, '198.51.100.30', D, PASSWORD);
+  const emailFails = [];
+  for (let a = 1; a <= 5; a++) for (let k = 0; k < 10; k++) emailFails.push(await loginFrom(LB, `198.51.100.3${a}`, D, `wrong ${k}`));
+  const emailLocked = await loginFrom(LB, '198.51.100.36', D, PASSWORD);
+  const owner = await loginFrom(LB, '198.51.100.30', D, PASSWORD);
+  check(home.status === 200 && emailFails.every((r) => r.status === 401) && rateLimited(emailLocked), `abuse: 50 failures for one email from 5 client addresses lock the email: a new address answers ${emailLocked.status} (the 50: ${statuses(emailFails)})`);
+  check(owner.status === 200, `abuse: the owner's address that signed in before the spray is exempt from the per-email limit: ${owner.status}`);
+
+  // X-Forwarded-For from a client that is not a trusted proxy is ignored: all its failures count for its own address.
+  const strangerFails = [];
+  for (let k = 0; k < 10; k++) strangerFails.push(await loginFrom(STRANGER, `198.51.100.4${k}`, C, `wrong ${k}`));
+  const strangerLocked = await loginFrom(STRANGER, '198.51.100.11', C, PASSWORD);
+  await sleep(500);
+  const strangerLines = served(LOGIN, STRANGER);
+  const claimed = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((k) => served(LOGIN, `198.51.100.4${k}`)).reduce((a, b) => a + b, 0);
+  check(
+    strangerFails.every((r) => r.status === 401) && rateLimited(strangerLocked) && strangerLines[0] + strangerLines[1] === 11 && claimed === 0,
+    `abuse: X-Forwarded-For from an untrusted socket (${STRANGER}) is ignored: its 10 failures claiming 10 addresses lock its own pair (${strangerLocked.status} for an address that is free through the trusted proxy); logged as ${STRANGER} ${strangerLines[0] + strangerLines[1]} times, as a claimed address ${claimed} times`,
+  );
+  const rules = {};
+  for (const rule of ['pair', 'address', 'email']) rules[rule] = await metricSum(`svc_login_throttled_total{rule="${rule}"}`);
+  check(rules.pair >= 2 && rules.address >= 1 && rules.email >= 1, `abuse: svc_login_throttled_total by rule over both instances: ${JSON.stringify(rules)}`);
+
+  // Registration: 20 per client address per hour across both instances.
+  const reg = (client) =>
+    request({ method: 'POST', path: '/oauth/reg', from: LB, headers: { 'x-forwarded-for': client }, body: { client_name: `rehearsal host ${client}`, redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] } });
+  const registered = [];
+  for (let k = 0; k < 20; k++) registered.push(await reg('198.51.100.50'));
+  const refused = [];
+  for (let k = 0; k < 4; k++) refused.push(await reg('198.51.100.50'));
+  const refusedBy = await perInstance('svc_oauth_registrations_refused_total');
+  await sleep(500);
+  const regSpread = served('/oauth/reg', '198.51.100.50');
+  const body = refused[0].status === 429 ? refused[0].json() : {};
+  check(
+    registered.every((r) => r.status === 201) && refused.every((r) => r.status === 429 && Number(r.headers['retry-after']) > 3000) && body.error === 'too_many_requests' && refusedBy.every((n) => n >= 1),
+    `abuse: 20 registrations from one client address (svc1 ${regSpread[0]}, svc2 ${regSpread[1]} logged the 24) pass (${statuses(registered)}), the next ones answer ${statuses(refused)} with Retry-After ${refused[0].headers['retry-after']} and ${JSON.stringify(body)}, refused by both instances (svc_oauth_registrations_refused_total ${refusedBy.join('/')})`,
+  );
+  const otherAddress = await reg('198.51.100.51');
+  check(otherAddress.status === 201, `abuse: another client address still registers: ${otherAddress.status}`);
+
+  // What the instances logged as client addresses: the driver's and the ones the trusted proxies named, never nginx's.
+  const all = [0, 1].map((i) => requestLines(i));
+  const nginxLogged = all.map((lines) => lines.filter((l) => l.clientAddress === NGINX_ADDRESS).length);
+  const driverLogged = all.map((lines) => lines.filter((l) => l.clientAddress === DRIVER).length);
+  check(
+    nginxLogged.every((n) => n === 0) && driverLogged.every((n) => n > 0),
+    `client address: the instances logged the driver's ${DRIVER} (svc1 ${driverLogged[0]}, svc2 ${driverLogged[1]} requests) and nginx's ${NGINX_ADDRESS} never (${nginxLogged.join('/')}) in ${all[0].length + all[1].length} access-log lines`,
+  );
+  summary.abuse = { pairSpread, addressSpread, regSpread, throttled: rules, refusedBy, driverLogged };
+}
+
 // ---------------------------------------------------------------- the rehearsal
 const summary = { streams: STREAMS, proxyDrain: PROXY_DRAIN, env: INSTANCE_ENV };
 async function main() {
@@ -460,6 +594,9 @@ async function main() {
   const openMs = await waitAll(() => streams.every((s) => s.open), 20_000);
   const spread = [await metric(0, 'svc_sse_connections'), await metric(1, 'svc_sse_connections')];
   check(openMs !== null, `${STREAMS} streams open through nginx (svc1 ${spread[0]}, svc2 ${spread[1]} incl. the idle one)`);
+
+  // Abuse limits and the client address, while the idle stream waits (nothing else runs then).
+  await abuseChecks();
 
   // The idle stream: heartbeats through nginx, no cut, for IDLE_MS.
   const idleLeft = IDLE_MS - (Date.now() - idle.connectedAt);

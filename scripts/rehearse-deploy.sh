@@ -3,8 +3,9 @@
 # a private 3-node nats-server cluster, a scratch database on the machine's PostgreSQL (127.0.0.1:5432, user root,
 # trust), nginx running docs/nginx.conf itself (only the two upstream addresses and the listen address substituted)
 # — then scripts/rehearse-deploy.mjs starts the two service instances and drives everything from outside, through
-# nginx: login, cross-instance SSE, heartbeats and no idle cut over 2+ minutes, the tool endpoint, an instance
-# SIGKILLed under open streams, a rolling restart under load with 1,000 open streams.
+# nginx: login, cross-instance SSE, heartbeats and no idle cut over 2+ minutes, the tool endpoint, the client address
+# behind nginx (TRUST_PROXY) and the abuse limits all instances share (login throttling, client registration), an
+# instance SIGKILLed under open streams, a rolling restart under load with 1,000 open streams.
 #
 # Needs: nginx (Debian package), nats-server, psql/createdb, a built service (`npm run build`; built here if absent).
 # Exits non-zero on any failed check; removes every process, file and the database it created (trap).
@@ -140,7 +141,10 @@ CO_A="$(cli company create --name 'Rehearsal A' | json company.uuid)"
 cli user create --company "$CO_A" --email a@rehearse.test --name 'User A' --password "$PASSWORD" >/dev/null
 CO_B="$(cli company create --name 'Rehearsal B' | json company.uuid)"
 cli user create --company "$CO_B" --email b@rehearse.test --name 'User B' --password "$PASSWORD" >/dev/null
-log "companies $CO_A (load, streams) and $CO_B (the idle stream)"
+# The abuse checks' targets (login throttling by pair, address and email), in company A.
+cli user create --company "$CO_A" --email c@rehearse.test --name 'User C' --password "$PASSWORD" >/dev/null
+cli user create --company "$CO_A" --email d@rehearse.test --name 'User D' --password "$PASSWORD" >/dev/null
+log "companies $CO_A (load, streams, abuse checks) and $CO_B (the idle stream)"
 
 # --- The instances and the checks ------------------------------------------------------------------------------------
 export REHEARSE_TMP="$TMP" REHEARSE_PROXY="http://127.0.0.1:$PX" REHEARSE_PORTS="$P1,$P2" REHEARSE_PASSWORD="$PASSWORD"

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthGuard } from './shared/auth/auth.guard.js';
 import { CoreModule, type CoreOptions } from './shared/core.module.js';
+import { ThrottlingModule } from './shared/throttling/throttling.module.js';
 import { AssignmentsModule } from './modules/assignments/index.js';
 import { CollaborationModule } from './modules/collaboration/index.js';
 import { HealthModule } from './modules/health/index.js';
@@ -11,7 +12,7 @@ import { ProjectsModule } from './modules/projects/index.js';
 import { DocumentsModule } from './modules/documents/index.js';
 import { ProposalsModule } from './modules/proposals/index.js';
 import { NotificationsModule } from './modules/notifications/index.js';
-import { OAuthModule } from './modules/oauth/index.js';
+import { OAuthModule, REGISTRATION_THROTTLER } from './modules/oauth/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
 import { SessionsModule } from './modules/sessions/index.js';
 import { TasksModule } from './modules/tasks/index.js';
@@ -24,6 +25,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(core),
+        // `@nestjs/throttler`: every named limit of the app, each in the store it names (shared or per instance).
+        ThrottlingModule.forRoot([REGISTRATION_THROTTLER]),
         IdentityModule,
         HealthModule,
         CollaborationModule,

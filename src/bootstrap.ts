@@ -11,6 +11,8 @@ import type { AppConfig } from './config/config.js';
 import { openDatabase, type Database } from './database.js';
 import { EventBus } from './shared/event-bus/event-bus.port.js';
 import { NatsEventBus } from './shared/event-bus/nats-event-bus.js';
+import type { Clock } from './shared/clock.js';
+import { proxyTrust } from './shared/http/client-address.js';
 import { ConnectionDrain } from './shared/http/connection-drain.js';
 import { corsOptions } from './shared/http/cors.js';
 import { jsonBody } from './shared/http/json-body.middleware.js';
@@ -71,14 +73,14 @@ async function startBus(app: INestApplication, bus: EventBus): Promise<void> {
   await bus.waitUntilUp(2000);
 }
 
-export async function startService(config: AppConfig, logger: Logger, opts: { database?: Database } = {}): Promise<RunningService> {
+export async function startService(config: AppConfig, logger: Logger, opts: { database?: Database; clock?: Clock } = {}): Promise<RunningService> {
   const database = opts.database ?? (await openDatabase(config, logger));
   const metrics = new MetricsService();
   const lifecycle = new Lifecycle();
   let app: INestApplication;
   try {
     app = await NestFactory.create(
-      AppModule.forRoot({ config, dataSource: database.dataSource, logger, metrics, lifecycle }),
+      AppModule.forRoot({ config, dataSource: database.dataSource, logger, metrics, lifecycle, clock: opts.clock }),
       new ExpressAdapter(),
       { bodyParser: false, logger: new PinoNestLogger(logger, logFormatOf(config.logFormat) === 'pretty' ? 'debug' : 'info'), abortOnError: false },
     );
@@ -91,6 +93,9 @@ export async function startService(config: AppConfig, logger: Logger, opts: { da
   const express = app.getHttpAdapter().getInstance() as Application;
   express.disable('x-powered-by');
   express.set('etag', false);
+  // `req.ip` is then the client address of TRUST_PROXY (docs/deploy.md, "Client address"): the socket's, or behind a
+  // trusted proxy the right-most untrusted X-Forwarded-For hop.
+  express.set('trust proxy', proxyTrust(config.trustProxy));
   // The first layer of all: every answer carries the security headers, /api/docs and /api/mcp included.
   app.use(securityHeaders(config));
   setupOpenApi(app);

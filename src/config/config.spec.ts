@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       nodeEnv: 'development',
       mcpRateLimitPerMinute: 1200,
       oauthPrivateClientMetadata: false,
+      trustProxy: [],
     });
   });
 
@@ -62,6 +63,7 @@ describe('loadConfig', () => {
       DB_STATEMENT_TIMEOUT_MS: '2500',
       REQUEST_TIMEOUT_MS: '4000',
       OAUTH_PRIVATE_CLIENT_METADATA: 'true',
+      TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,fd00::/8 ,2001:db8::1',
     });
     expect(c).toMatchObject({
       port: 8080,
@@ -84,6 +86,7 @@ describe('loadConfig', () => {
       dbStatementTimeoutMs: 2500,
       requestTimeoutMs: 4000,
       oauthPrivateClientMetadata: true,
+      trustProxy: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8', '2001:db8::1'],
     });
     expect(loadConfig({})).toMatchObject({ dbStatementTimeoutMs: 5000, requestTimeoutMs: 8000 });
     expect(loadConfig({})).toMatchObject({ sseRetryMs: 3000, sseMaxStreamsPerUser: 64, streamLogRetentionMs: 600_000, streamLogRetentionCount: 10_000 });
@@ -132,6 +135,12 @@ describe('loadConfig', () => {
     ['DB_STATEMENT_TIMEOUT_MS', '0'],
     ['DB_STATEMENT_TIMEOUT_MS', '5s'],
     ['REQUEST_TIMEOUT_MS', '50'],
+    ['TRUST_PROXY', 'nginx'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.0/'],
+    ['TRUST_PROXY', 'fd00::/129'],
+    ['TRUST_PROXY', '127.0.0.1,300.1.1.1'],
+    ['TRUST_PROXY', '10.0.0.1:8080'],
   ])('rejects %s=%j with a ConfigError naming the variable', (variable, value) => {
     const err = configError({ [variable]: value });
     expect(err.variable).toBe(variable);

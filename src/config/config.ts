@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
@@ -41,6 +42,11 @@ export class AppConfig {
    * dropped; TLS trust from the system store plus NODE_EXTRA_CA_CERTS). For MCP hosts on a private network only.
    */
   oauthPrivateClientMetadata: boolean;
+  /**
+   * Addresses and CIDRs of the reverse proxies whose `X-Forwarded-For` is believed (docs/deploy.md, "Client
+   * address"), each normalised (`10.0.0.0/8`, `127.0.0.1`); empty: the header is ignored.
+   */
+  trustProxy: string[];
   /** Tool endpoint requests per API key per minute, per instance (token bucket, burst of the same size); 0 = off. */
   mcpRateLimitPerMinute: number;
   nodeEnv: string;
@@ -111,6 +117,19 @@ function origin(name: string, v: string): string {
   }
 }
 
+/** One TRUST_PROXY entry: an IPv4 or IPv6 address, or a CIDR of either (`10.0.0.0/8`, `fd00::/8`). */
+function proxyEntry(v: string): string {
+  const slash = v.indexOf('/');
+  const address = slash < 0 ? v : v.slice(0, slash);
+  const family = isIP(address);
+  const bits = family === 4 ? 32 : 128;
+  const prefix = slash < 0 ? null : v.slice(slash + 1);
+  if (family === 0 || (prefix !== null && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits))) {
+    throw new ConfigError('TRUST_PROXY', `must list IP addresses or CIDRs, comma-separated (got "${v}")`);
+  }
+  return prefix === null ? address : `${address}/${Number(prefix)}`;
+}
+
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** `<duration>,<count>` (duration `500ms`, `30s`, `10m`, `1h`): minimum age and minimum count kept. */
@@ -163,6 +182,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
   config.publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : null;
   config.oauthPrivateClientMetadata = bool(env, 'OAUTH_PRIVATE_CLIENT_METADATA', false);
+  config.trustProxy = (value(env, 'TRUST_PROXY') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map(proxyEntry);
   config.mcpRateLimitPerMinute = integer(env, 'MCP_RATE_LIMIT_PER_MINUTE', 1200, 0, 1_000_000);
   return config;
 }

@@ -6,6 +6,7 @@ import type { Application } from 'express';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config.js';
+import { Clock, SystemClock } from './clock.js';
 import { HttpExceptionFilter } from './errors/http-exception.filter.js';
 import { EMITTER_DEFAULTS } from './event-bus/emitter-event-bus.js';
 import { EventBus } from './event-bus/event-bus.port.js';
@@ -27,6 +28,8 @@ export interface CoreOptions {
   logger: Logger;
   metrics: MetricsService;
   lifecycle: Lifecycle;
+  /** The system clock unless a test moves time itself. */
+  clock?: Clock;
 }
 
 /** NATS when NATS_URL is set (bootstrap hosts its transport and connects it in the background), else in-process. */
@@ -37,7 +40,7 @@ function createEventBus(config: AppConfig, emitter: EventEmitter2, logger: Logge
 
 /**
  * The kernel every module shares: configuration, database, the event emitter (`@OnEvent` handlers) and the bus on
- * it, logger, metrics, and the global HTTP pipeline.
+ * it, logger, metrics, the clock, and the global HTTP pipeline.
  */
 @Global()
 @Module({})
@@ -54,6 +57,7 @@ export class CoreModule {
         { provide: EventBus, inject: [AppConfig, EventEmitter2, LOGGER, MetricsService], useFactory: createEventBus },
         { provide: MetricsService, useValue: options.metrics },
         { provide: Lifecycle, useValue: options.lifecycle },
+        { provide: Clock, useValue: options.clock ?? new SystemClock() },
         {
           provide: RouteTable,
           inject: [HttpAdapterHost],
@@ -66,7 +70,7 @@ export class CoreModule {
         { provide: APP_INTERCEPTOR, useClass: RequestDeadlineInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
-      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, RouteTable, TransactionRunner, PoolLoad, StreamLog],
+      exports: [AppConfig, DataSource, LOGGER, EventBus, MetricsService, Lifecycle, Clock, RouteTable, TransactionRunner, PoolLoad, StreamLog],
     };
   }
 }

@@ -269,9 +269,9 @@ describe('admin CLI (e2e, built CLI as a child process)', () => {
     const db = await createTestDatabase();
     try {
       const env = { DATABASE_URL: db.url };
-      // The latest migration creates oauth_grant; revert undoes exactly that one.
+      // The latest migration creates login_failure (abuse limits); revert undoes exactly that one.
       const latest = new MIGRATIONS[MIGRATIONS.length - 1]().name;
-      const table = async (): Promise<boolean> => (await db.dataSource.query(`SELECT to_regclass('oauth_grant') IS NOT NULL AS t`))[0].t;
+      const table = async (): Promise<boolean> => (await db.dataSource.query(`SELECT to_regclass('login_failure') IS NOT NULL AS t`))[0].t;
       const upToDate = await runCli(['migration', 'run'], env);
       expect([upToDate.code, upToDate.json]).toEqual([0, { applied: [] }]);
       const reverted = await runCli(['migration', 'revert'], env);

@@ -142,7 +142,7 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
     await client.close();
   });
 
-  it('a consent whose agent binding fails leaves no grant behind', async () => {
+  it('a consent whose agent binding fails leaves nothing behind: no grant, no agent it created; a retry creates one agent', async () => {
     // A real failure of the binding's INSERT, injected in the database for this one client.
     await app.ds.query(`
       CREATE FUNCTION fail_binding() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -151,8 +151,8 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
         RETURN NEW;
       END $$;
       CREATE TRIGGER fail_binding BEFORE INSERT ON oauth_grant FOR EACH ROW EXECUTE FUNCTION fail_binding();`);
+    const provider = new MemoryOAuthClient(undefined, 'Unbindable host');
     try {
-      const provider = new MemoryOAuthClient(undefined, 'Unbindable host');
       await expect(newClient().connect(transport(provider))).rejects.toBeInstanceOf(UnauthorizedError);
       const browser = new FormBrowser(base);
       // The browser gets a page (not the API's JSON) naming the error id the log has.
@@ -164,9 +164,36 @@ describe('OAuth for the tool endpoint (e2e, official SDK client)', () => {
       const grants = await app.ds.query(`SELECT id FROM oauth_payload WHERE kind = 'Grant' AND payload->>'clientId' = $1`, [clientId]);
       expect(grants).toEqual([]);
       expect(await app.ds.query(`SELECT grant_id FROM oauth_grant WHERE client_id = $1`, [clientId])).toEqual([]);
+      // The agent the consent created rolled back with the binding (one transaction).
+      expect(await app.ds.query(`SELECT uuid FROM agent WHERE name = 'Unbound dev'`)).toEqual([]);
     } finally {
       await app.ds.query(`DROP TRIGGER fail_binding ON oauth_grant; DROP FUNCTION fail_binding()`);
     }
+    // The same host tries again once the binding works: one agent, one grant.
+    const retry = transport(provider);
+    await expect(newClient().connect(retry)).rejects.toBeInstanceOf(UnauthorizedError);
+    const callback = await new FormBrowser(base).authorize(provider.authorizationUrl!.href, {
+      login: { email: alice.email, password: alice.password },
+      consent: newAgent('developer_agent', 'Unbound dev'),
+    });
+    await retry.finishAuth(callback.searchParams);
+    const client = newClient();
+    await client.connect(transport(provider));
+    await client.close();
+    const agents: Array<{ uuid: string }> = await app.ds.query(`SELECT uuid FROM agent WHERE name = 'Unbound dev'`);
+    expect(agents).toHaveLength(1);
+    expect(await app.ds.query(`SELECT agent_uuid FROM oauth_grant WHERE client_id = $1`, [provider.client!.client_id])).toEqual([{ agent_uuid: agents[0].uuid }]);
+  });
+
+  it('a consent with an invalid new agent re-shows the form (400) and creates nothing', async () => {
+    const provider = new MemoryOAuthClient(undefined, 'Careless host');
+    await expect(newClient().connect(transport(provider))).rejects.toBeInstanceOf(UnauthorizedError);
+    const browser = new FormBrowser(base);
+    await expect(
+      browser.authorize(provider.authorizationUrl!.href, { login: { email: alice.email, password: alice.password }, consent: newAgent('no_such_preset', 'Careless agent') }),
+    ).rejects.toThrow(/consent answered 400: .*Invalid preset: no_such_preset/s);
+    expect(await app.ds.query(`SELECT uuid FROM agent WHERE name = 'Careless agent'`)).toEqual([]);
+    expect(await app.ds.query(`SELECT id FROM oauth_payload WHERE kind = 'Grant' AND payload->>'clientId' = $1`, [provider.client!.client_id])).toEqual([]);
   });
 
   it('refuses expired tokens and tokens for another resource with 401 invalid_token', async () => {

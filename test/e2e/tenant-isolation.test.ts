@@ -152,6 +152,7 @@ function restCases(A: Tenant, B: Tenant): RestCase[] {
     ),
     { route: 'DELETE /api/agents/{uuid}/grants/{grantId}', params: { uuid: B.spare.uuid, grantId: A.dev.uuid }, expect: nf },
     { route: 'GET /oauth/interaction/{uid}', params: { uid: A.dev.uuid }, expect: 'any' },
+    { route: 'POST /oauth/reg', body: { client_name: 'B host', redirect_uris: ['http://127.0.0.1:9/callback'] }, expect: 'any' },
     ...['login', 'consent', 'abort'].map((step): RestCase => ({ route: `POST /oauth/interaction/{uid}/${step}`, params: { uid: A.dev.uuid }, expect: 'any' })),
     { route: 'GET /health/live', expect: 'any' },
     { route: 'GET /health/ready', expect: 'any' },

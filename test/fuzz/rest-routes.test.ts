@@ -22,6 +22,8 @@ const ROUTE_RUNS = Math.max(2, Math.ceil(FUZZ_RUNS / 10));
  * recipient's preferences creates their default row (notifications.md §2).
  */
 const READ_SIDE_EFFECTS: Record<string, string[]> = { 'GET /api/notifications/preferences': ['notification_preference'] };
+/** What a refused request may write: a failed sign-in is counted (login throttling, docs/deploy.md "Abuse limits"). */
+const REFUSAL_SIDE_EFFECTS: Record<string, string[]> = { 'POST /api/auth/login': ['login_failure'] };
 
 describe('fuzz: REST routes', () => {
   let world: FuzzWorld;
@@ -52,7 +54,7 @@ describe('fuzz: REST routes', () => {
       problems = restProblems(req, res);
       if (res.status >= 500) problems.push(world.causeOf((res.json as { error?: { errorId?: string } } | undefined)?.error?.errorId));
       if (res.status >= 400 || req.method === 'GET' || req.method === 'HEAD') {
-        const allowed = res.status < 400 ? (READ_SIDE_EFFECTS[`${c.op.method} ${c.op.path}`] ?? []) : [];
+        const allowed = (res.status < 400 ? READ_SIDE_EFFECTS : REFUSAL_SIDE_EFFECTS)[`${c.op.method} ${c.op.path}`] ?? [];
         const changed = DbChecksum.diff(before, await world.checksum.take()).filter((p) => !allowed.some((t) => p.startsWith(`table "${t}"`)));
         problems.push(...changed.map((p) => `HTTP ${res.status} but ${p}`));
       }

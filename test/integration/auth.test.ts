@@ -1,6 +1,10 @@
-import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
 import { createHash } from 'node:crypto';
+import { pino } from 'pino';
 import { AgentService, AuthService } from '../../src/modules/identity/index.js';
+import { LoginThrottle } from '../../src/modules/identity/login-throttle.js';
+import { SystemClock } from '../../src/shared/clock.js';
+import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
+import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { AppError, RateLimitedError } from '../../src/shared/errors/app-error.js';
 import { ALL_PERMISSIONS } from '../../src/shared/auth/permissions.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
@@ -9,6 +13,8 @@ import { World } from '../utils/world.js';
 import { reactionsEmitter } from '../utils/on-event.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+const HOME = '127.0.0.1';
+const GUESSER = '198.51.100.7';
 const READS = ['idea:read', 'proposal:read', 'document:read', 'task:read', 'project:read'];
 
 async function rejection(p: Promise<unknown>): Promise<AppError> {
@@ -39,6 +45,7 @@ describe('identity services (integration)', () => {
   });
   afterAll(() => world.close());
 
+  const newAuth = () => new AuthService(db.dataSource, new InProcessEventBus(), new LoginThrottle(db.dataSource, new SystemClock(), new MetricsService(), pino({ level: 'silent' })));
   const sessionRow = async (token: string) =>
     (await db.dataSource.query(`SELECT * FROM user_session WHERE token_hash = $1`, [sha256(token)]))[0] as
       | { uuid: string; expires_at: Date; last_seen_at: Date; user_uuid: string; company_uuid: string }
@@ -46,8 +53,8 @@ describe('identity services (integration)', () => {
 
   describe('login and sessions', () => {
     it('logs in with a trimmed, lower-cased email and stores only the token hash', async () => {
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
-      const res = await auth.login('  ALICE@example.TEST ', 'correct horse');
+      const auth = newAuth();
+      const res = await auth.login('  ALICE@example.TEST ', 'correct horse', HOME);
       expect(res.data).toEqual({ user: { uuid: user.uuid, email: 'alice@example.test', name: 'Alice' }, company: { uuid: company.uuid, name: 'Acme' } });
       expect(res.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const row = await sessionRow(res.token);
@@ -60,10 +67,10 @@ describe('identity services (integration)', () => {
     });
 
     it('answers an unknown email and a wrong password with the same UNAUTHORIZED message and creates no session', async () => {
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
+      const auth = newAuth();
       const before = (await db.dataSource.query(`SELECT count(*)::int AS n FROM user_session`))[0].n;
-      const unknown = await rejection(auth.login('nobody@example.test', 'correct horse'));
-      const wrong = await rejection(auth.login('alice@example.test', 'wrong horse'));
+      const unknown = await rejection(auth.login('nobody@example.test', 'correct horse', HOME));
+      const wrong = await rejection(auth.login('alice@example.test', 'wrong horse', HOME));
       for (const err of [unknown, wrong]) {
         expect(err.code).toBe('UNAUTHORIZED');
         expect(err.message).toBe('Invalid email or password');
@@ -71,10 +78,11 @@ describe('identity services (integration)', () => {
       expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM user_session`))[0].n).toBe(before);
     });
 
-    it('throttles an email after 10 failures within the window, even for the right password', async () => {
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
-      for (let i = 0; i < 10; i++) expect((await rejection(auth.login('alice@example.test', `nope-${i}`))).code).toBe('UNAUTHORIZED');
-      const err = await rejection(auth.login(' Alice@Example.test', 'correct horse'));
+    it('throttles an email from one address after 10 failures within the window, even for the right password', async () => {
+      const auth = newAuth();
+      // From an address of its own: the counts are shared (PostgreSQL), and the other tests sign in from 127.0.0.1.
+      for (let i = 0; i < 10; i++) expect((await rejection(auth.login('alice@example.test', `nope-${i}`, GUESSER))).code).toBe('UNAUTHORIZED');
+      const err = await rejection(auth.login(' Alice@Example.test', 'correct horse', GUESSER));
       expect(err).toBeInstanceOf(RateLimitedError);
       expect(err.code).toBe('RATE_LIMITED');
       expect(err.message).toBe('Too many login attempts');
@@ -82,12 +90,14 @@ describe('identity services (integration)', () => {
       expect((err as RateLimitedError).retryAfterSeconds).toBeLessThanOrEqual(900);
       // Other emails are unaffected.
       const other = await f.user(company.uuid, { password: 'other password' });
-      await expect(auth.login(other.email, 'other password')).resolves.toBeDefined();
+      await expect(auth.login(other.email, 'other password', GUESSER)).resolves.toBeDefined();
+      // The owner's own address is another pair.
+      await expect(auth.login('alice@example.test', 'correct horse', HOME)).resolves.toBeDefined();
     });
 
     it('refuses an expired session and an unknown token', async () => {
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
-      const { token } = await auth.login('alice@example.test', 'correct horse');
+      const auth = newAuth();
+      const { token } = await auth.login('alice@example.test', 'correct horse', HOME);
       expect(await auth.resolveSession(token)).not.toBeNull();
       await db.dataSource.query(`UPDATE user_session SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(token)]);
       expect(await auth.resolveSession(token)).toBeNull();
@@ -95,8 +105,8 @@ describe('identity services (integration)', () => {
     });
 
     it('logout deletes the session row', async () => {
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
-      const { token } = await auth.login('alice@example.test', 'correct horse');
+      const auth = newAuth();
+      const { token } = await auth.login('alice@example.test', 'correct horse', HOME);
       expect(await sessionRow(token)).toBeDefined();
       await auth.logout(token);
       expect(await sessionRow(token)).toBeUndefined();
@@ -105,8 +115,8 @@ describe('identity services (integration)', () => {
     });
 
     it('renews a session with under 3.5 days left and leaves a fresher one alone', async () => {
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
-      const { token } = await auth.login('alice@example.test', 'correct horse');
+      const auth = newAuth();
+      const { token } = await auth.login('alice@example.test', 'correct horse', HOME);
       const fresh = await auth.resolveSession(token);
       expect(fresh!.renew).toBe(false);
       await db.dataSource.query(`UPDATE user_session SET expires_at = now() + interval '3 days 12 hours 5 minutes' WHERE token_hash = $1`, [sha256(token)]);
@@ -121,8 +131,8 @@ describe('identity services (integration)', () => {
     });
 
     it('writes lastSeenAt at most once a minute', async () => {
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
-      const { token } = await auth.login('alice@example.test', 'correct horse');
+      const auth = newAuth();
+      const { token } = await auth.login('alice@example.test', 'correct horse', HOME);
       const recent = new Date(Date.now() - 30_000);
       await db.dataSource.query(`UPDATE user_session SET last_seen_at = $2 WHERE token_hash = $1`, [sha256(token), recent]);
       await auth.resolveSession(token);
@@ -152,12 +162,12 @@ describe('identity services (integration)', () => {
       const row = await keyRow(created.apiKey.uuid);
       expect(row.key_hash).toBe(sha256(created.key));
       expect(Object.values(row).map(String)).not.toContain(created.key);
-      const ctx = await new AuthService(db.dataSource, new InProcessEventBus()).resolveApiKey(created.key);
+      const ctx = await newAuth().resolveApiKey(created.key);
       expect(ctx).toMatchObject({ via: 'api_key', apiKeyUuid: created.apiKey.uuid, actor: { type: 'agent', uuid: agent.uuid, companyUuid: company.uuid, ownerUuid: user.uuid } });
     });
 
     it('refuses malformed, unknown, revoked and expired keys and keys of archived agents', async () => {
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
+      const auth = newAuth();
       const m = { companyUuid: company.uuid, userUuid: user.uuid };
       const { agent, key, keyUuid } = await f.agent(company.uuid, user.uuid);
       expect(await auth.resolveApiKey(key)).not.toBeNull();
@@ -192,7 +202,7 @@ describe('identity services (integration)', () => {
     });
 
     it('touches lastUsedAt at most once a minute', async () => {
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
+      const auth = newAuth();
       const { key, keyUuid } = await f.agent(company.uuid, user.uuid);
       expect((await keyRow(keyUuid)).last_used_at).toBeNull();
       await auth.resolveApiKey(key);
@@ -219,7 +229,7 @@ describe('identity services (integration)', () => {
       expect(agent.preset).toBe(preset);
       expect(agent.permissions).toEqual([]);
       expect([...agent.effectivePermissions].sort()).toEqual([...expected].sort());
-      const ctx = await new AuthService(db.dataSource, new InProcessEventBus()).resolveApiKey(key);
+      const ctx = await newAuth().resolveApiKey(key);
       expect([...ctx!.actor.permissions].sort()).toEqual([...expected].sort());
     });
 
@@ -228,7 +238,7 @@ describe('identity services (integration)', () => {
       const { agent, key } = await f.agent(company.uuid, user.uuid, { permissions: ['task:admin', 'idea:admin', 'task:admin', 'task:write'] });
       expect(agent.permissions).toEqual(['idea:admin', 'task:write', 'task:admin']);
       expect(agent.effectivePermissions).toEqual([...READS.slice(0, 1), 'idea:admin', ...READS.slice(1, 4), 'task:write', 'task:admin', 'project:read']);
-      const auth = new AuthService(db.dataSource, new InProcessEventBus());
+      const auth = newAuth();
       expect((await auth.resolveApiKey(key))!.actor.permissions.has('task:admin')).toBe(true);
       await agents.update(m, agent.uuid, { permissions: [] });
       const after = await auth.resolveApiKey(key);

@@ -315,8 +315,11 @@ const TENANT_COLUMN_TABLES = [
   'user_session',
 ];
 for (const t of TENANT_COLUMN_TABLES) OWNED_ROWS[t] = `company_uuid = $1`;
-/** The service's own keys (OAuth signing and cookie keys) belong to no company. */
-const NOT_TENANT_DATA = new Set(['migrations', 'stream_epoch', 'oauth_key']);
+/**
+ * The service's own keys (OAuth signing and cookie keys) belong to no company, nor do the abuse counters (keyed by
+ * an email's SHA-256 and a client address, read by no route).
+ */
+const NOT_TENANT_DATA = new Set(['migrations', 'stream_epoch', 'oauth_key', 'login_failure', 'login_success', 'throttle_hit']);
 
 /** Fails when the schema has a table the ownership map does not know. */
 export async function unclassifiedTables(app: World): Promise<string[]> {

@@ -9,6 +9,7 @@ import { ENTITIES } from '../../src/entities.js';
 import { createDataSource } from '../../src/shared/database/data-source.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/bootstrap.js';
+import type { Clock } from '../../src/shared/clock.js';
 import { USER_PERMISSIONS, type Actor } from '../../src/shared/auth/actor.js';
 import { effectivePermissions, type Permission, type Preset } from '../../src/shared/auth/permissions.js';
 import { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
@@ -46,6 +47,8 @@ export interface WorldOptions {
   env?: Record<string, string>;
   /** Another started world whose database this app shares (a second instance); closing this one keeps the database. */
   sharing?: World;
+  /** The app's clock (`World.start` only), e.g. a `ManualClock` a test moves; the system clock otherwise. */
+  clock?: Clock;
 }
 
 /** An agent seeded by the world: its record, its raw key, its Actor and, in a started world, an SDK client. */
@@ -96,7 +99,7 @@ export class World {
     // The app gets a pool of its own, configured as the service configures its pool (statement timeouts included);
     // the test's own pool (`w.ds`, factories, direct queries) stays apart, as a separate process would be.
     const dataSource = await openAppPool(w.db, config.dbStatementTimeoutMs);
-    w.running = await startService(config, logger, { database: { dataSource, embedded: null, close: async () => void (await dataSource.destroy()) } });
+    w.running = await startService(config, logger, { database: { dataSource, embedded: null, close: async () => void (await dataSource.destroy()) }, clock: opts.clock });
     w.appConfig = config;
     return w;
   }

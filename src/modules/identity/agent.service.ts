@@ -101,13 +101,14 @@ export class AgentService {
     return this.record(this.db.manager, agent);
   }
 
-  async create(m: AgentManager, ownerUuid: string, input: { name: string; preset?: string; permissions?: string[] }): Promise<AgentRecord> {
+  /** `em`: the caller's transaction, when the agent must commit or roll back with its other writes (an OAuth consent). */
+  async create(m: AgentManager, ownerUuid: string, input: { name: string; preset?: string; permissions?: string[] }, em: EntityManager = this.db.manager): Promise<AgentRecord> {
     const preset = parsePreset(input.preset ?? 'developer_agent');
     const permissions = parsePermissions(input.permissions ?? []);
     const name = cleanName(input.name);
-    const owner = await this.db.getRepository(UserEntity).findOne({ where: { uuid: ownerUuid, companyUuid: m.companyUuid } });
+    const owner = await em.getRepository(UserEntity).findOne({ where: { uuid: ownerUuid, companyUuid: m.companyUuid } });
     if (!owner) throw new NotFoundError('User');
-    const agent = this.db.getRepository(AgentEntity).create({
+    const agent = em.getRepository(AgentEntity).create({
       uuid: randomUUID(),
       companyUuid: m.companyUuid,
       ownerUuid,
@@ -117,7 +118,7 @@ export class AgentService {
       lastActiveAt: null,
       archivedAt: null,
     });
-    await this.db.getRepository(AgentEntity).save(agent);
+    await em.getRepository(AgentEntity).save(agent);
     return toAgentRecord(agent, owner);
   }
 

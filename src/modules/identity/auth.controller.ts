@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/config.js';
 import type { AuthContext } from '../../shared/auth/auth-context.js';
 import { CurrentAuth, Public } from '../../shared/auth/decorators.js';
 import { ForbiddenError } from '../../shared/errors/app-error.js';
+import { clientAddress } from '../../shared/http/client-address.js';
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from '../../shared/http/cookies.js';
 import { originAllowed } from '../../shared/http/origin.js';
 import { AuthService } from './auth.service.js';
@@ -25,7 +26,7 @@ export class AuthController {
   @HttpCode(200)
   async login(@Body() body: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     this.checkOrigin(req);
-    const result = await this.auth.login(body.email, body.password);
+    const result = await this.auth.login(body.email, body.password, clientAddress(req));
     res.append('Set-Cookie', sessionCookie(result.token, this.config.cookieSecure));
     return result.data;
   }

@@ -5,7 +5,7 @@ import { USER_PERMISSIONS } from '../../shared/auth/actor.js';
 import { CredentialResolver, type AuthContext } from '../../shared/auth/auth-context.js';
 import { effectivePermissions } from '../../shared/auth/permissions.js';
 import { preparedQuery } from '../../shared/database/prepared.js';
-import { RateLimitedError, UnauthorizedError } from '../../shared/errors/app-error.js';
+import { UnauthorizedError } from '../../shared/errors/app-error.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import { AgentEntity, CompanyEntity, UserEntity, UserSessionEntity } from './identity.entity.js';
 import { dummyPasswordHash, looksLikeApiKey, newSessionToken, sha256Hex, verifyPassword } from './domain/credentials.js';
@@ -93,38 +93,37 @@ export interface LoginResult {
 /** User login and sessions, and resolution of both credential kinds for the auth guard. */
 @Injectable()
 export class AuthService extends CredentialResolver {
-  private readonly throttle = new LoginThrottle();
   /** Keys whose lastUsedAt write is in flight: concurrent requests of one key write it once, not once each. */
   private readonly touching = new Set<string>();
 
   constructor(
     private readonly db: DataSource,
     private readonly bus: EventBus,
+    private readonly throttle: LoginThrottle,
   ) {
     super();
   }
 
   /**
-   * The credential check of every sign-in (the login route, the OAuth sign-in page): throttled per email; a wrong
-   * email or password is UNAUTHORIZED "Invalid email or password", too many failures RATE_LIMITED.
+   * The credential check of every sign-in (the login route, the OAuth sign-in page), throttled by email, client
+   * address and their pair (docs/deploy.md, "Abuse limits"): a wrong email or password is UNAUTHORIZED "Invalid
+   * email or password" — the same answer, counted the same way, for an unknown email — too many failures
+   * RATE_LIMITED.
    */
-  async verifyCredentials(rawEmail: string, password: string): Promise<UserEntity> {
+  async verifyCredentials(rawEmail: string, password: string, clientAddress: string): Promise<UserEntity> {
     const email = rawEmail.trim().toLowerCase();
-    const wait = this.throttle.retryAfter(email);
-    if (wait > 0) throw new RateLimitedError('Too many login attempts', wait);
+    const attempt = await this.throttle.begin(email, clientAddress);
     const user = await this.db.getRepository(UserEntity).findOne({ where: { email } });
     // Unknown emails are checked against a dummy hash so both failures take the same time.
     const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-    if (!user || !ok) {
-      this.throttle.fail(email);
-      throw new UnauthorizedError('Invalid email or password');
-    }
-    this.throttle.succeed(email);
+    // A failure needs no write: the attempt was recorded as one before the check.
+    if (!user || !ok) throw new UnauthorizedError('Invalid email or password');
+    await this.throttle.succeeded(attempt);
     return user;
   }
 
-  async login(rawEmail: string, password: string): Promise<LoginResult> {
-    const user = await this.verifyCredentials(rawEmail, password);
+  async login(rawEmail: string, password: string, clientAddress: string): Promise<LoginResult> {
+    const user = await this.verifyCredentials(rawEmail, password, clientAddress);
     const company = await this.db.getRepository(CompanyEntity).findOneByOrFail({ uuid: user.companyUuid });
     const token = newSessionToken();
     const now = new Date();

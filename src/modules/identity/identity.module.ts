@@ -5,10 +5,11 @@ import { AgentService } from './agent.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { IdentityAdminService } from './identity-admin.service.js';
+import { LoginThrottle } from './login-throttle.js';
 
 @Module({
   controllers: [AuthController, AgentController],
-  providers: [AuthService, AgentService, IdentityAdminService, { provide: CredentialResolver, useExisting: AuthService }],
+  providers: [AuthService, AgentService, IdentityAdminService, LoginThrottle, { provide: CredentialResolver, useExisting: AuthService }],
   exports: [AuthService, AgentService, IdentityAdminService, CredentialResolver],
 })
 export class IdentityModule {}

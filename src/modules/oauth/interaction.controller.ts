@@ -6,9 +6,11 @@ import type { Logger } from 'pino';
 import { AppConfig } from '../../config/config.js';
 import { CredentialResolver } from '../../shared/auth/auth-context.js';
 import { Public } from '../../shared/auth/decorators.js';
-import { AppError, ForbiddenError } from '../../shared/errors/app-error.js';
+import type { EntityManager } from 'typeorm';
+import { AppError, ForbiddenError, RateLimitedError } from '../../shared/errors/app-error.js';
 import { HttpExceptionFilter } from '../../shared/errors/http-exception.filter.js';
 import { LOGGER } from '../../shared/logging/logger.js';
+import { clientAddress } from '../../shared/http/client-address.js';
 import { readCookie, SESSION_COOKIE } from '../../shared/http/cookies.js';
 import { originAllowed } from '../../shared/http/origin.js';
 import { AgentService, AuthService } from '../identity/index.js';
@@ -128,12 +130,12 @@ export class InteractionController {
     const details = await provider.interactionDetails(req, res);
     const email = String(body?.email ?? '');
     try {
-      const user = await this.auth.verifyCredentials(email, String(body?.password ?? ''));
+      const user = await this.auth.verifyCredentials(email, String(body?.password ?? ''), clientAddress(req));
       await provider.interactionFinished(req, res, { login: { accountId: user.uuid } }, { mergeWithLastSubmission: false });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      const status = err.code === 'RATE_LIMITED' ? 429 : 401;
-      sendPage(res, status, loginPage(uid, await this.clientName(String(details.params.client_id)), err.message, email));
+      if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      sendPage(res, err.status === 429 ? 429 : 401, loginPage(uid, await this.clientName(String(details.params.client_id)), err.message, email));
     }
   }
 
@@ -148,45 +150,37 @@ export class InteractionController {
       return;
     }
     const user = await this.grants.userOf(userUuid);
-    let agentUuid = String(body?.agent ?? '');
-    try {
-      if (agentUuid === 'new') {
-        const created = await this.agents.create({ companyUuid: user.companyUuid, userUuid }, userUuid, { name: String(body?.name ?? ''), preset: String(body?.preset ?? '') });
-        agentUuid = created.uuid;
-      } else if (!(await this.ownAgents(user.companyUuid, userUuid)).some((a) => a.uuid === agentUuid)) {
-        throw new AppError('VALIDATION_ERROR', 'Pick one of your agents, or create one');
-      }
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      sendPage(res, 400, await this.consent(uid, details, err.message));
-      return;
-    }
+    const clientId = String(details.params.client_id);
+    const clientName = await this.clientName(clientId);
     const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
-    const grant = existing ?? new provider.Grant({ accountId: userUuid, clientId: String(details.params.client_id) });
+    const grant = existing ?? new provider.Grant({ accountId: userUuid, clientId });
     const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
-    const grantId = await grant.save();
+    // A failed consent leaves nothing behind (docs/deploy.md, "Abuse limits"): the agent it creates and the binding
+    // commit together or not at all; the grant record, which the provider's own store writes outside that
+    // transaction, is taken back when they do not. A re-consent's grant keeps its earlier binding.
+    let grantId: string | null = null;
     try {
-      await this.grants.bind({
-        grantId,
-        companyUuid: user.companyUuid,
-        agentUuid,
-        userUuid,
-        clientId: String(details.params.client_id),
-        clientName: await this.clientName(String(details.params.client_id)),
-        redirectHost: hostOf(String(details.params.redirect_uri ?? '')),
+      await this.grants.transaction(async (em) => {
+        const agentUuid = await this.chosenAgent(em, user.companyUuid, userUuid, body);
+        grantId = await grant.save();
+        await this.grants.bind({ grantId, companyUuid: user.companyUuid, agentUuid, userUuid, clientId, clientName, redirectHost: hostOf(String(details.params.redirect_uri ?? '')) }, em);
       });
     } catch (err) {
-      // A grant with no agent can never be used (tokens of it are refused) and would sit in the store for its year
-      // of TTL: take back the one this consent created. A re-consent's grant keeps its earlier binding.
-      if (!existing) {
-        await grant.destroy().catch((e: unknown) => this.logger.warn({ err: e, grantId }, 'oauth: could not remove a grant left unbound'));
+      if (grantId !== null && !existing) {
+        const unbound = grantId;
+        await grant.destroy().catch((e: unknown) => this.logger.warn({ err: e, grantId: unbound }, 'oauth: could not remove a grant left unbound'));
+      }
+      // Before the grant, an AppError is the form's input (an invalid name or preset, an agent not the user's).
+      if (grantId === null && err instanceof AppError) {
+        sendPage(res, 400, await this.consent(uid, details, err.message));
+        return;
       }
       throw err;
     }
-    const result: InteractionResults = { consent: { grantId } };
+    const result: InteractionResults = { consent: { grantId: grantId! } };
     await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: true });
   }
 
@@ -212,6 +206,16 @@ export class InteractionController {
       agents: await this.ownAgents(user.companyUuid, userUuid),
       error,
     });
+  }
+
+  /** The agent the form names: a new one (created in the consent's transaction), or one of the user's own. */
+  private async chosenAgent(em: EntityManager, companyUuid: string, userUuid: string, body: Form): Promise<string> {
+    const choice = String(body?.agent ?? '');
+    if (choice === 'new') {
+      return (await this.agents.create({ companyUuid, userUuid }, userUuid, { name: String(body?.name ?? ''), preset: String(body?.preset ?? '') }, em)).uuid;
+    }
+    if (!(await this.ownAgents(companyUuid, userUuid)).some((a) => a.uuid === choice)) throw new AppError('VALIDATION_ERROR', 'Pick one of your agents, or create one');
+    return choice;
   }
 
   private async ownAgents(companyUuid: string, userUuid: string): Promise<ConsentAgent[]> {

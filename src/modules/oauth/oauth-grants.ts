@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { ForbiddenError, NotFoundError } from '../../shared/errors/app-error.js';
 import { AgentService } from '../identity/index.js';
 import { deleteGrant } from './oauth-store.js';
@@ -43,8 +43,16 @@ export class OAuthGrants {
     private readonly agents: AgentService,
   ) {}
 
-  async bind(g: { grantId: string; companyUuid: string; agentUuid: string; userUuid: string; clientId: string; clientName: string; redirectHost: string }): Promise<void> {
-    await this.db.query(
+  /** Runs a consent's writes in one transaction (the new agent, if any, and the binding commit or roll back together). */
+  transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async bind(
+    g: { grantId: string; companyUuid: string; agentUuid: string; userUuid: string; clientId: string; clientName: string; redirectHost: string },
+    em: EntityManager = this.db.manager,
+  ): Promise<void> {
+    await em.query(
       `INSERT INTO oauth_grant (grant_id, company_uuid, agent_uuid, user_uuid, client_id, client_name, redirect_host)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (grant_id) DO UPDATE SET agent_uuid = EXCLUDED.agent_uuid, client_name = EXCLUDED.client_name, redirect_host = EXCLUDED.redirect_host`,

@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/config.js';
-import { Lifecycle } from '../../shared/lifecycle.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
-import { loadKeys, pgAdapter, purgeExpired } from './oauth-store.js';
+import type { Request as ExpressRequest } from 'express';
+import { clientAddress } from '../../shared/http/client-address.js';
+import { loadKeys, pgAdapter } from './oauth-store.js';
 
 /** Where the authorization server's endpoints are mounted (and its interaction pages live). */
 export const OAUTH_PREFIX = '/oauth';
@@ -27,25 +28,20 @@ export const OAUTH_TEST_OPTIONS = Symbol('OAUTH_TEST_OPTIONS');
  * rotated on use, revocation. State, signing and cookie keys in PostgreSQL.
  */
 @Injectable()
-export class OAuthServer implements OnModuleInit, OnApplicationBootstrap {
+export class OAuthServer implements OnModuleInit {
   provider: Provider | null = null;
   readonly issuer: string | null;
   readonly resource: string | null;
-  private sweeper: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: DataSource,
     private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(OAUTH_TEST_OPTIONS) private readonly testOptions: Partial<Configuration> | null,
-    lifecycle: Lifecycle,
     private readonly metrics: MetricsService,
   ) {
     this.issuer = config.publicOrigin;
     this.resource = config.publicUrl ? `${config.publicUrl.replace(/\/+$/, '')}/api/mcp` : null;
-    lifecycle.onShutdown(() => {
-      if (this.sweeper) clearInterval(this.sweeper);
-    });
   }
 
   get enabled(): boolean {
@@ -123,25 +119,20 @@ export class OAuthServer implements OnModuleInit, OnApplicationBootstrap {
     this.provider = provider;
   }
 
-  onApplicationBootstrap(): void {
-    if (!this.provider) return;
-    this.sweeper = setInterval(() => void purgeExpired(this.db).catch(() => undefined), 10 * 60_000);
-    this.sweeper.unref();
-  }
-
   /**
    * Hands a request to the provider. Its endpoint URLs are built from the request's host and scheme, so both are set
-   * from PUBLIC_URL here (never taken from the client); `path` is the request's path below the mount.
+   * from PUBLIC_URL here (never taken from the client), and its view of the client (`ctx.ip`) is the client address
+   * of TRUST_PROXY, the one hop it is given; `path` is the request's path below the mount.
    */
-  handle(req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, path: string): void {
+  handle(req: ExpressRequest, res: ServerResponse, path: string): void {
     const provider = this.provider;
     if (!provider || !this.issuer) throw new Error('OAuth is off');
     const own = new URL(this.issuer);
     req.headers['x-forwarded-host'] = own.host;
     req.headers['x-forwarded-proto'] = own.protocol.slice(0, -1);
-    delete req.headers['x-forwarded-for'];
+    req.headers['x-forwarded-for'] = clientAddress(req);
     req.url = path;
-    void provider.callback()(req, res);
+    void provider.callback()(req as IncomingMessage, res);
   }
 
   /** The RFC 9728 metadata document's URL for the tool endpoint. */

@@ -109,3 +109,43 @@ export async function loadKeys(db: DataSource): Promise<{ jwks: { keys: JWK[] };
     };
   });
 }
+
+/** Why a registered client was pruned: no grant 7 days after registration, or every grant unused for 90 days. */
+export type PruneReason = 'no_grant' | 'unused';
+
+const CLIENT_PRUNE_LOCK = 0x0a_07_c1_1e;
+
+/**
+ * Deletes the registered clients gone stale at `now` (docs/deploy.md, "Abuse limits"), with their grants, the grants'
+ * tokens and bindings: a client with no grant whose registration is older than `noGrantMs`, and one whose grants
+ * were all last used (or, never used, created) longer than `unusedMs` ago. A host presenting a deleted `client_id`
+ * gets `invalid_client` and registers again. One instance at a time (a busy lock skips the run).
+ */
+export async function pruneClients(db: DataSource, now: number, noGrantMs: number, unusedMs: number): Promise<Array<{ clientId: string; reason: PruneReason }>> {
+  return db.transaction(async (em) => {
+    const [lock]: Array<{ ok: boolean }> = await em.query(`SELECT pg_try_advisory_xact_lock($1) AS ok`, [CLIENT_PRUNE_LOCK]);
+    if (!lock.ok) return [];
+    const stale: Array<{ id: string; reason: PruneReason }> = await em.query(
+      `SELECT c.id, CASE WHEN g.client_id IS NULL THEN 'no_grant' ELSE 'unused' END AS reason
+         FROM oauth_payload c
+         LEFT JOIN (SELECT client_id, max(coalesce(last_used_at, created_at)) AS used FROM oauth_grant GROUP BY client_id) g ON g.client_id = c.id
+        WHERE c.kind = 'Client'
+          AND CASE WHEN g.client_id IS NULL
+                   THEN to_timestamp(substring(c.payload->>'client_id_issued_at' from '^[0-9]{1,12}$')::double precision) < $1
+                   ELSE g.used < $2 END`,
+      [new Date(now - noGrantMs), new Date(now - unusedMs)],
+    );
+    if (!stale.length) return [];
+    const ids = stale.map((s) => s.id);
+    // Bound grants, and any grant record of these clients left without a binding.
+    await em.query(
+      `DELETE FROM oauth_payload WHERE grant_id IN (
+         SELECT grant_id FROM oauth_grant WHERE client_id = ANY($1)
+         UNION SELECT id FROM oauth_payload WHERE kind = 'Grant' AND payload->>'clientId' = ANY($1))`,
+      [ids],
+    );
+    await em.query(`DELETE FROM oauth_grant WHERE client_id = ANY($1)`, [ids]);
+    await em.query(`DELETE FROM oauth_payload WHERE kind = 'Client' AND id = ANY($1)`, [ids]);
+    return stale.map((s) => ({ clientId: s.id, reason: s.reason }));
+  });
+}

@@ -6,20 +6,25 @@ import { GrantsController } from './grants.controller.js';
 import { InteractionController, InteractionOriginGuard } from './interaction.controller.js';
 import { OAuthGrants } from './oauth-grants.js';
 import { OAuthMountMiddleware } from './oauth-mount.middleware.js';
+import { OAuthPruner } from './oauth-pruner.js';
+import { RegistrationController } from './registration.controller.js';
 import { OAUTH_TEST_OPTIONS, OAuthServer } from './oauth-server.js';
 import { OAuthTokens } from './oauth-tokens.js';
 import { WellKnownController } from './well-known.controller.js';
 
 /**
  * OAuth for the tool endpoint (platform.md §2.5): the authorization server (mounted as middleware under /oauth), its
- * sign-in and consent pages, the discovery documents, the owner's grants, and the token check the tool endpoint's
- * guard uses (`AccessTokenResolver`). Everything but the grants routes is inert without PUBLIC_URL.
+ * registration route behind a shared limit, sign-in and consent pages, the discovery documents, the owner's grants,
+ * the background pruning of stale clients, and the token check the tool endpoint's guard uses
+ * (`AccessTokenResolver`). Everything but the grants routes is inert without PUBLIC_URL. The app root registers
+ * `REGISTRATION_THROTTLER` with the app's `@nestjs/throttler` module.
  */
 @Module({
   imports: [IdentityModule],
-  controllers: [WellKnownController, InteractionController, GrantsController],
+  controllers: [WellKnownController, RegistrationController, InteractionController, GrantsController],
   providers: [
     OAuthServer,
+    OAuthPruner,
     OAuthTokens,
     OAuthGrants,
     InteractionOriginGuard,

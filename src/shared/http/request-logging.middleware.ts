@@ -3,12 +3,13 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { MetricsService } from '../metrics/metrics.service.js';
 import { requestContext, type RequestContext } from '../logging/logger.js';
+import { clientAddress } from './client-address.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Outermost middleware: request id (reused from `X-Request-Id` when well-formed), per-request log context,
- * one access-log line and the latency histogram (an SSE stream's lifetime and a long-poll's wait go to their own
+ * one access-log line (with the client address of TRUST_PROXY) and the latency histogram (an SSE stream's lifetime and a long-poll's wait go to their own
  * histograms). Headers, bodies and secrets are never logged.
  */
 export function requestLogging(logger: Logger, metrics: MetricsService) {
@@ -18,6 +19,8 @@ export function requestLogging(logger: Logger, metrics: MetricsService) {
     req.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
+    // Now, while the socket is open: the line is written when it may already be closed.
+    const client = clientAddress(req);
     const ctx: RequestContext = { requestId };
     res.once('finish', () => done(false));
     res.once('close', () => done(true));
@@ -33,6 +36,7 @@ export function requestLogging(logger: Logger, metrics: MetricsService) {
       logger.info(
         {
           requestId,
+          clientAddress: client,
           companyUuid: ctx.companyUuid,
           actor: ctx.actor,
           method: req.method,

@@ -209,6 +209,27 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Logins answered 429 (platform.md §2.1), each once, by the broadest rule that refused it. */
+  readonly loginThrottled = new Counter({
+    name: 'svc_login_throttled_total',
+    help: 'Sign-ins (login route and OAuth sign-in form) refused with 429, by rule: address (100 failures from one client address), email (50 failures for one email), pair (10 failures for one email from one address)',
+    labelNames: ['rule'] as const,
+    registers: [this.registry],
+  });
+
+  readonly oauthRegistrationsRefused = new Counter({
+    name: 'svc_oauth_registrations_refused_total',
+    help: 'Dynamic client registrations refused with 429 (more than 20 per client address per hour, all instances together)',
+    registers: [this.registry],
+  });
+
+  readonly oauthClientsPruned = new Counter({
+    name: 'svc_oauth_clients_pruned_total',
+    help: 'Registered OAuth clients deleted in the background, by reason: no_grant (no grant 7 days after registration), unused (every grant unused for 90 days)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_process_' });
   }

@@ -4,6 +4,7 @@ import { DomainFactory } from '../../factories/domain.factory.js';
 import type { SeededUser } from '../../factories/identity.factory.js';
 import { NotificationFactory } from '../../factories/notification.factory.js';
 import { userActor, World } from '../../utils/world.js';
+import { requestFrom } from '../../utils/http-from.js';
 import { rpc } from '../../utils/mcp-client.js';
 import { DbChecksum } from './db-checksum.js';
 import { MALFORMED_UUIDS } from './hostile.js';
@@ -71,6 +72,9 @@ export interface Company {
  * (open and elaborated), a draft proposal with a document and a task draft, tasks with criteria and a dependency,
  * a document, a comment, a reference, an agent session and notifications.
  */
+/** Where the session keeper signs in from (any 127.0.0.0/8 address reaches the loopback interface). */
+const SESSION_KEEPER_ADDRESS = '127.0.0.9';
+
 export class FuzzWorld {
   readonly checksum: DbChecksum;
   a!: Company;
@@ -152,7 +156,12 @@ export class FuzzWorld {
     const me = await fetch(`${this.app.url}/api/auth/me`, { headers: { cookie: c.cookie } });
     await me.text();
     if (me.status === 200) return;
-    c.cookie = (await this.app.login(c.user)).cookie!;
+    // From an address of its own: the fuzzed logins' failures count against the fuzzer's 127.0.0.1 (login throttling
+    // by client address, docs/deploy.md "Abuse limits"), and a long run must not lock the session keeper out.
+    const res = await requestFrom(SESSION_KEEPER_ADDRESS, `${this.app.url}/api/auth/login`, { method: 'POST', json: { email: c.user.email, password: c.user.password } });
+    const cookie = [res.headers['set-cookie'] ?? []].flat().map((v) => v.split(';')[0]).find((v) => v.startsWith('svc_session='));
+    if (res.status !== 200 || !cookie) throw new Error(`session keeper: login answered ${res.status} ${res.text.slice(0, 200)}`);
+    c.cookie = cookie;
   }
 
   /**
