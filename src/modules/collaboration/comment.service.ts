@@ -6,6 +6,7 @@ import { PersonResolver } from '../../shared/database/person.js';
 import { TransactionRunner, type Tx } from '../../shared/database/transaction-runner.js';
 import { ValidationError } from '../../shared/errors/app-error.js';
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
+import { charLength } from '../../shared/validation/text-rules.js';
 import { toCommentRecord, type CommentRecord } from './collaboration.records.js';
 import { CommentRepository } from './comment.repository.js';
 import { parseTargetType, resolveTarget, type ResolvedTarget } from './target.js';
@@ -27,7 +28,7 @@ export interface AddCommentInput {
 
 export function validateCommentContent(content: unknown): string {
   const text = typeof content === 'string' ? content.trim() : '';
-  if (text.length < 1 || text.length > MAX_COMMENT_LENGTH) {
+  if (text === '' || charLength(text) > MAX_COMMENT_LENGTH) {
     throw new ValidationError(`Comment content must be 1-${MAX_COMMENT_LENGTH} characters`, [
       { field: 'content', message: `must be 1-${MAX_COMMENT_LENGTH} characters` },
     ]);

@@ -6,7 +6,7 @@ import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } fro
 import { offsetOf, paging, type PageResult } from '../../shared/validation/paging.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { TaskService, lockTask, type TaskSummary } from '../tasks/index.js';
-import { ownSession, requireActive } from './session.checks.js';
+import { ownSession, requireActive, sessionName } from './session.checks.js';
 import type { AgentSessionEntity } from './session.entity.js';
 import { toSessionRecords, type SessionRecord } from './session.records.js';
 import { SessionRepository, type SessionFilter } from './session.repository.js';
@@ -40,8 +40,7 @@ export class SessionService {
 
   async create(actor: Actor, input: { name: string; description?: string }): Promise<SessionRecord> {
     if (actor.type !== 'agent') throw new ForbiddenError('Only agents have sessions');
-    const name = input.name.trim();
-    if (name.length < 1 || name.length > 200) throw new ValidationError('Name must be 1-200 characters');
+    const name = sessionName(input.name);
     const description = input.description ?? '';
     const uuid = randomUUID();
     await this.sessions.insert({

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../../shared/errors/app-error.js';
-import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
+import { charLength, MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
 import { validateReference, type ReferenceInput, type ValidReference } from '../../collaboration/index.js';
 import type { IdeaStatus } from '../idea.entity.js';
 
@@ -10,7 +10,7 @@ const invalid = (field: string, message: string): ValidationError => new Validat
 /** Titles: 1–200 characters after trimming (domain.md §1). */
 export function ideaTitle(value: unknown, field = 'title'): string {
   const title = typeof value === 'string' ? value.trim() : '';
-  if (title.length < 1 || title.length > MAX_TITLE) throw invalid(field, `must be 1-${MAX_TITLE} characters after trimming`);
+  if (title === '' || charLength(title) > MAX_TITLE) throw invalid(field, `must be 1-${MAX_TITLE} characters after trimming`);
   return title;
 }
 

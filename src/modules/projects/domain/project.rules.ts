@@ -1,10 +1,10 @@
 import { ValidationError } from '../../../shared/errors/app-error.js';
-import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
+import { charLength, MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
 
 /** domain.md §1 text limits for projects and groups: names 1–200 after trimming, descriptions ≤ 100,000. */
 export function projectName(value: unknown, field = 'name'): string {
   const name = typeof value === 'string' ? value.trim() : '';
-  if (name.length < 1 || name.length > MAX_TITLE) {
+  if (name === '' || charLength(name) > MAX_TITLE) {
     throw new ValidationError('Invalid arguments', [{ field, message: `must be 1-${MAX_TITLE} characters after trimming` }]);
   }
   return name;

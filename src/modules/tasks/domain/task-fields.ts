@@ -1,4 +1,5 @@
 import { ValidationError } from '../../../shared/errors/app-error.js';
+import { charLength } from '../../../shared/validation/text-rules.js';
 
 /**
  * Value sets and limits of the task inputs (domain.md §6, tools.md §5.2–§5.8): one definition, referenced by the DTOs
@@ -36,7 +37,7 @@ export const MAX_WORK_REPORT = 20_000;
 /** Titles: 1–200 characters after trimming (domain.md §1); `prefix` names the task of a batch. Returns the trimmed title. */
 export function cleanTitle(title: string, prefix = ''): string {
   const t = title.trim();
-  if (t.length < 1 || t.length > 200) throw new ValidationError(`${prefix}Title must be 1-200 characters`);
+  if (t === '' || charLength(t) > 200) throw new ValidationError(`${prefix}Title must be 1-200 characters`);
   return t;
 }
 
