@@ -30,6 +30,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { freePort } from '../src/shared/database/embedded-postgres.js';
 import { api } from './lib/rest.js';
 import { scratchDatabase } from './lib/scratch-db.js';
@@ -271,7 +272,7 @@ function print(r: PhaseResult): void {
 const t0 = Date.now();
 const scratch = await scratchDatabase(logger, 'interest');
 try {
-  const admin = new IdentityAdminService(scratch.db.dataSource);
+  const admin = new IdentityAdminService(new UserRepository(scratch.db.dataSource.manager));
   const companies: Array<{ uuid: string; email: string; password: string }> = [];
   for (let i = 0; i < COMPANIES; i++) {
     const company = await admin.createCompany(`Interest ${i}`);

@@ -47,6 +47,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { ECHO_TOOL } from './bare-mcp-server.js';
 import type { LoadResult, RunMsg } from './mcp-load.js';
 import { formatSummary, summarize, type ProfileSummary } from './lib/profile-summary.js';
@@ -204,7 +205,7 @@ async function dbBackends(ds: DataSource): Promise<number[]> {
 
 /** A company and user in the database; over REST: a project, one task with a criterion, an agent and key per preset. */
 async function seed(ds: DataSource, base: string): Promise<{ keys: Record<string, string>; projectUuid: string; taskUuid: string }> {
-  const admin = new IdentityAdminService(ds);
+  const admin = new IdentityAdminService(new UserRepository(ds.manager));
   const company = await admin.createCompany('Bench');
   const email = `bench-${company.uuid}@example.test`;
   await admin.createUser({ companyUuid: company.uuid, email, name: 'Bench', password: 'bench-password' });

@@ -29,6 +29,7 @@ import os from 'node:os';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { DELTA_MAX_RECORDS } from '../src/modules/notifications/domain/inbox.rules.js';
 import { DELTA_STATEMENT } from '../src/modules/notifications/notification.repository.js';
 import { parsePosition, recipientKey } from '../src/shared/stream-log/position.js';
@@ -143,7 +144,7 @@ async function fill(q: Query, companyUuid: string, project: { uuid: string; name
 
 /** A user, a project, a task to comment on and AGENTS agents with a key each, over the REST API of `base`. */
 async function seed(ds: DataSource, base: string) {
-  const admin = new IdentityAdminService(ds);
+  const admin = new IdentityAdminService(new UserRepository(ds.manager));
   const company = await admin.createCompany('Bench wait');
   const email = `bench-wait-${randomBytes(4).toString('hex')}@example.test`;
   const password = `pw-${randomBytes(12).toString('hex')}`;

@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
 import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { changeJson } from '../src/shared/event-bus/events.js';
 import { StreamLog } from '../src/shared/stream-log/stream-log.js';
 import { freePort } from '../src/shared/database/embedded-postgres.js';
@@ -137,7 +138,7 @@ async function main(): Promise<void> {
     server = await start();
     const base = server.url;
     // Seed: one company, one user (its session is in the database, so it outlives the instance), one project.
-    const admin = new IdentityAdminService(db.dataSource);
+    const admin = new IdentityAdminService(new UserRepository(db.dataSource.manager));
     const company = await admin.createCompany('Storm');
     const email = `storm-${randomBytes(3).toString('hex')}@example.test`;
     const password = `pw-${randomBytes(12).toString('hex')}`;

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// No SQL in application services (README "Architecture": services orchestrate, each aggregate's SQL lives in its
-// module's repository), run by `npm run lint`. Scans every `*.service.ts` under src/modules/ (specs excluded) with the
-// TypeScript parser, no type checker, and reports:
+// No SQL outside repositories (README "Architecture": services orchestrate, each aggregate's SQL lives in its
+// module's repository), run by `npm run lint`. Scans every TypeScript file under src/modules/ — services, controllers,
+// guards, tool handlers, steps, queries, records — except specs, repositories (`*.repository.ts`) and stores
+// (`*.store.ts`: storage a library calls through its own interface, e.g. OAuth's adapter), with the TypeScript
+// parser, no type checker, and reports:
 //   - a `.query(…)` call on any receiver, a `createQueryBuilder(…)`, `preparedQuery(…)` or `getRepository(…)` call;
 //   - a TypeORM data call (find*, count*, exists*, insert, update, delete, save, upsert, remove, increment …) on an
 //     EntityManager (`em`, `manager`, `tx.manager`, `this.db.manager`, `<x>Manager`), a DataSource (`db`,
@@ -11,12 +13,8 @@
 // A module's own repository (a class extending shared/database/repository.ts) is not a TypeORM receiver: calling
 // `this.tasks.update(…)` on it is what a service should do.
 //
-// Services not converted yet are listed in scripts/sql-in-services.allow.json; an entry whose file is gone or holds
-// no SQL any more fails the check, so the list only shrinks.
-//
 //   node scripts/check-sql-in-services.mjs          violations (exit 1 if any)
-//   node scripts/check-sql-in-services.mjs --list   every finding, allowed ones included
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -40,7 +38,8 @@ const SQL_TEXT = [
   /\bWITH\s+(?:RECURSIVE\s+)?\w+\s+AS\s*\(/,
 ];
 
-export const ALLOW_FILE = 'scripts/sql-in-services.allow.json';
+/** Files that may hold SQL: a module's repositories and stores; specs are not scanned. */
+export const EXEMPT = /(\.repository|\.store|\.spec)\.ts$/;
 
 /** The text of a string or template literal (substitutions as `${}`), or null. */
 function literalText(node) {
@@ -76,7 +75,7 @@ function calleeName(call) {
   return null;
 }
 
-/** Every SQL finding in one service file: `{ line, what }`, one per line and kind. */
+/** Every SQL finding in one file: `{ line, what }`, one per line and kind. */
 export function scanService(text, file = 'x.service.ts') {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const repositories = typeormRepositoryNames(sf);
@@ -110,26 +109,14 @@ function walk(dir, out = []) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p, out);
-    else if (p.endsWith('.service.ts')) out.push(p);
+    else if (p.endsWith('.ts') && !EXEMPT.test(p)) out.push(p);
   }
   return out;
 }
 
-/**
- * Findings outside the allow-list, plus one for each stale entry. `findings` are `{ file, line, what }`; `allowed`
- * the listed files; `exists(file)` says whether a listed file is still there.
- */
-export function violations(findings, allowed, exists = () => true) {
-  const allow = new Set(allowed);
-  const out = findings
-    .filter((f) => !allow.has(f.file))
-    .map((f) => ({ ...f, message: `${f.file}:${f.line}: ${f.what} in an application service; move the statement into the module's repository` }));
-  const withSql = new Set(findings.map((f) => f.file));
-  for (const file of allow) {
-    if (!exists(file)) out.push({ file, line: 0, message: `${file}: listed in ${ALLOW_FILE} but gone; remove the entry` });
-    else if (!withSql.has(file)) out.push({ file, line: 0, message: `${file}: listed in ${ALLOW_FILE} but holds no SQL any more; remove the entry` });
-  }
-  return out;
+/** One violation per finding: the file, its line, what was found. */
+export function violations(findings) {
+  return findings.map((f) => ({ ...f, message: `${f.file}:${f.line}: ${f.what} outside a repository; move the statement into the module's repository` }));
 }
 
 /** The whole check over a checkout. */
@@ -137,21 +124,14 @@ export function checkTree(root) {
   const rel = (p) => relative(root, p).split(sep).join('/');
   const files = walk(join(root, 'src/modules')).map(rel).sort();
   const findings = files.flatMap((file) => scanService(readFileSync(join(root, file), 'utf8'), file).map((f) => ({ file, ...f })));
-  const allowed = JSON.parse(readFileSync(join(root, ALLOW_FILE), 'utf8')).files;
-  return { files, findings, allowed, violations: violations(findings, allowed, (f) => existsSync(join(root, f))) };
+  return { files, findings, violations: violations(findings) };
 }
 
 function main() {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const { files, findings, allowed, violations: bad } = checkTree(root);
-  if (process.argv.includes('--list')) {
-    for (const f of findings) console.log(`${allowed.includes(f.file) ? '  (allowed) ' : '✗ '}${f.file}:${f.line}  ${f.what}`);
-  }
+  const { files, violations: bad } = checkTree(root);
   for (const v of bad) console.error(v.message);
-  console.log(
-    `sql in services: ${files.length} service files scanned, ${new Set(findings.map((f) => f.file)).size} with SQL ` +
-      `(${allowed.length} allowed until converted, ${ALLOW_FILE}); ${bad.length} violation(s).`,
-  );
+  console.log(`sql outside repositories: ${files.length} files of src/modules scanned (repositories, stores and specs exempt); ${bad.length} violation(s).`);
   if (bad.length) process.exit(1);
 }
 

@@ -16,7 +16,7 @@ import { OAuthModule, REGISTRATION_THROTTLER } from './modules/oauth/index.js';
 import { RealtimeModule } from './modules/realtime/index.js';
 import { SessionsModule } from './modules/sessions/index.js';
 import { TasksModule } from './modules/tasks/index.js';
-import { ToolsModule } from './modules/tools/index.js';
+import { mcpThrottlers, ToolsModule } from './modules/tools/index.js';
 
 @Module({})
 export class AppModule {
@@ -26,7 +26,7 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(core),
         // `@nestjs/throttler`: every named limit of the app, each in the store it names (shared or per instance).
-        ThrottlingModule.forRoot([REGISTRATION_THROTTLER]),
+        ThrottlingModule.forRoot([REGISTRATION_THROTTLER, ...mcpThrottlers(core.config.mcpRateLimitPerMinute)]),
         IdentityModule,
         HealthModule,
         CollaborationModule,

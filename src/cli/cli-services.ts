@@ -7,16 +7,22 @@ import type { DataSource } from 'typeorm';
  */
 
 export async function identityServices(ds: DataSource) {
-  const [{ IdentityAdminService }, { AgentService }, { EventEmitter2 }] = await Promise.all([
+  const [{ IdentityAdminService }, { UserRepository }, { AgentService }, { AgentRepository }, { EventEmitter2 }] = await Promise.all([
     import('../modules/identity/identity-admin.service.js'),
+    import('../modules/identity/user.repository.js'),
     import('../modules/identity/agent.service.js'),
+    import('../modules/identity/agent.repository.js'),
     import('@nestjs/event-emitter'),
   ]);
   // No command archives an agent, the one agent mutation that dispatches an in-transaction event: nothing listens.
-  return { admin: new IdentityAdminService(ds), agents: new AgentService(ds, new EventEmitter2()) };
+  return { admin: new IdentityAdminService(new UserRepository(ds.manager)), agents: new AgentService(ds, new AgentRepository(ds.manager), new EventEmitter2()) };
 }
 
 export async function grantServices(ds: DataSource) {
-  const [{ agents }, { OAuthGrants }] = await Promise.all([identityServices(ds), import('../modules/oauth/oauth-grants.js')]);
-  return { agents, grants: new OAuthGrants(ds, agents) };
+  const [{ agents }, { OAuthGrants }, { OAuthGrantRepository }] = await Promise.all([
+    identityServices(ds),
+    import('../modules/oauth/oauth-grants.js'),
+    import('../modules/oauth/oauth-grant.repository.js'),
+  ]);
+  return { agents, grants: new OAuthGrants(ds, new OAuthGrantRepository(ds.manager), agents) };
 }

@@ -1,11 +1,11 @@
 import { RATE_LIMITED_RPC_CODE } from '../../src/modules/tools/index.js';
 import { AgentService } from '../../src/modules/identity/index.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
+import { ManualClock } from '../utils/clock.js';
 import { mcpClient, mcpClientV1, rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function seedKeys(app: World): Promise<{ key: string; agentUuid: string; companyUuid: string }> {
   const f = new IdentityFactory(app.db.dataSource);
@@ -16,12 +16,14 @@ async function seedKeys(app: World): Promise<{ key: string; agentUuid: string; c
 }
 
 describe('tool endpoint rate limit per API key (e2e)', () => {
-  describe('MCP_RATE_LIMIT_PER_MINUTE=30 (a token every 2 s, burst 30)', () => {
+  describe('MCP_RATE_LIMIT_PER_MINUTE=30 (30 per 60-second window, per key and instance)', () => {
+    // The app's clock, moved by the test instead of waiting for a window to end.
+    const clock = new ManualClock();
     let app: World;
     let seeded: { key: string; agentUuid: string; companyUuid: string };
     const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
-    /** Spends the key's bucket: the first refused answer. */
+    /** Spends what is left of the key's window: the first refused answer, and how many were served before it. */
     async function exhaust(key: string) {
       for (let i = 0; i < 100; i++) {
         const res = await rpc(app.url, LIST, bearer(key));
@@ -31,19 +33,18 @@ describe('tool endpoint rate limit per API key (e2e)', () => {
     }
 
     beforeAll(async () => {
-      app = await World.start({ env: { MCP_RATE_LIMIT_PER_MINUTE: '30' } });
+      app = await World.start({ env: { MCP_RATE_LIMIT_PER_MINUTE: '30' }, clock });
       seeded = await seedKeys(app);
     });
     afterAll(() => app.close());
 
-    it('answers 429 with Retry-After and a JSON-RPC body carrying RATE_LIMITED once the burst is spent', async () => {
+    it('answers 429 with Retry-After and a JSON-RPC body carrying RATE_LIMITED once the window is spent', async () => {
       const { res, served } = await exhaust(seeded.key);
-      // 30 at once, plus the few tokens that came back while they ran.
-      expect(served).toBeGreaterThanOrEqual(30);
-      expect(served).toBeLessThan(40);
+      expect(served).toBe(30);
       expect(res.status).toBe(429);
+      // The window opened at the key's first request; the clock has not moved since.
       const retryAfter = Number(res.headers.get('retry-after'));
-      expect([1, 2]).toContain(retryAfter);
+      expect(retryAfter).toBe(60);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.json).toEqual({
         jsonrpc: '2.0',
@@ -53,11 +54,14 @@ describe('tool endpoint rate limit per API key (e2e)', () => {
       // Refused before any JSON-RPC processing: not even the body or its headers are looked at.
       const garbage = await rpc(app.url, 'not json', { ...bearer(seeded.key), 'content-type': 'text/plain', accept: 'text/html' });
       expect(garbage.status).toBe(429);
-      // Retry-After is when a token frees: a request after that many seconds is served, the next one is not.
-      const wait = Number(garbage.headers.get('retry-after'));
-      await sleep(wait * 1000);
-      expect((await rpc(app.url, LIST, bearer(seeded.key))).status).toBe(200);
+      // Retry-After is when the window ends: a second earlier the key is still refused; then a new window of 30.
+      clock.advance(20_000);
+      const later = await rpc(app.url, LIST, bearer(seeded.key));
+      expect([later.status, later.headers.get('retry-after')]).toEqual([429, '40']);
+      clock.advance(39_000);
       expect((await rpc(app.url, LIST, bearer(seeded.key))).status).toBe(429);
+      clock.advance(1000);
+      expect((await exhaust(seeded.key)).served).toBe(30);
     });
 
     it('refuses a limited key before any tool runs', async () => {

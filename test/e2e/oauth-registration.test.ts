@@ -72,7 +72,7 @@ describe('OAuth client registration, bounded and pruned (e2e)', () => {
   });
 
   it('prunes never-authorized clients after 7 days and unused ones after 90 (on the scheduler); a pruned host gets invalid_client and recovers by registering again', async () => {
-    expect(one.get(SchedulerRegistry).getIntervals()).toEqual(expect.arrayContaining(['oauth-client-prune', 'oauth-expired-purge', 'login-throttle-purge', 'throttle-hit-purge']));
+    expect(one.get(SchedulerRegistry).getIntervals()).toEqual(expect.arrayContaining(['oauth-client-prune', 'oauth-expired-purge', 'login-throttle-purge', 'throttle-hit-purge', 'throttle-instance-sweep', 'user-session-purge']));
     const newClient = () => new Client({ name: 'pruned-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     const transport = (provider: MemoryOAuthClient) => new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), { authProvider: provider });
     const authorize = async (provider: MemoryOAuthClient, first: StreamableHTTPClientTransport, agentName: string) => {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AgentService, IdentityAdminService } from '../../src/modules/identity/index.js';
+import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
+import { UserRepository } from '../../src/modules/identity/user.repository.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { reactionsEmitter } from '../utils/on-event.js';
 
@@ -20,8 +22,8 @@ export class IdentityFactory {
   private readonly agents: AgentService;
 
   constructor(db: DataSource) {
-    this.admin = new IdentityAdminService(db);
-    this.agents = new AgentService(db, reactionsEmitter());
+    this.admin = new IdentityAdminService(new UserRepository(db.manager));
+    this.agents = new AgentService(db, new AgentRepository(db.manager), reactionsEmitter());
   }
 
   async company(name = `Company ${unique()}`): Promise<{ uuid: string; name: string }> {

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { pino } from 'pino';
 import { AgentService, AuthService } from '../../src/modules/identity/index.js';
+import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
+import { LoginThrottleRepository } from '../../src/modules/identity/login-throttle.repository.js';
+import { UserSessionPruner } from '../../src/modules/identity/user-session.pruner.js';
+import { UserSessionRepository } from '../../src/modules/identity/user-session.repository.js';
+import { UserRepository } from '../../src/modules/identity/user.repository.js';
 import { LoginThrottle } from '../../src/modules/identity/login-throttle.js';
 import { SystemClock } from '../../src/shared/clock.js';
 import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
@@ -39,13 +44,17 @@ describe('identity services (integration)', () => {
     world = await World.database();
     db = world.db;
     f = new IdentityFactory(db.dataSource);
-    agents = new AgentService(db.dataSource, reactionsEmitter());
+    agents = new AgentService(db.dataSource, new AgentRepository(db.dataSource.manager), reactionsEmitter());
     company = await f.company('Acme');
     user = await f.user(company.uuid, { email: 'Alice@Example.test', name: 'Alice', password: 'correct horse' });
   });
   afterAll(() => world.close());
 
-  const newAuth = () => new AuthService(db.dataSource, new InProcessEventBus(), new LoginThrottle(db.dataSource, new SystemClock(), new MetricsService(), pino({ level: 'silent' })));
+  const newAuth = () => {
+    const m = db.dataSource.manager;
+    const throttle = new LoginThrottle(new LoginThrottleRepository(m), new SystemClock(), new MetricsService(), pino({ level: 'silent' }));
+    return new AuthService(new UserRepository(m), new UserSessionRepository(m), new AgentRepository(m), new InProcessEventBus(), throttle);
+  };
   const sessionRow = async (token: string) =>
     (await db.dataSource.query(`SELECT * FROM user_session WHERE token_hash = $1`, [sha256(token)]))[0] as
       | { uuid: string; expires_at: Date; last_seen_at: Date; user_uuid: string; company_uuid: string }
@@ -102,6 +111,16 @@ describe('identity services (integration)', () => {
       await db.dataSource.query(`UPDATE user_session SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(token)]);
       expect(await auth.resolveSession(token)).toBeNull();
       expect(await auth.resolveSession('not-a-token')).toBeNull();
+    });
+
+    it('purges expired sessions in the background and keeps live ones', async () => {
+      const auth = newAuth();
+      const [expired, live] = [await auth.login('alice@example.test', 'correct horse', HOME), await auth.login('alice@example.test', 'correct horse', HOME)];
+      await db.dataSource.query(`UPDATE user_session SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(expired.token)]);
+      const pruner = new UserSessionPruner(new UserSessionRepository(db.dataSource.manager), pino({ level: 'silent' }));
+      expect(await pruner.purgeExpired()).toBeGreaterThanOrEqual(1);
+      expect(await sessionRow(expired.token)).toBeUndefined();
+      expect(await sessionRow(live.token)).toBeDefined();
     });
 
     it('logout deletes the session row', async () => {

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { AuthService } from '../../src/modules/identity/index.js';
+import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
+import { LoginThrottleRepository } from '../../src/modules/identity/login-throttle.repository.js';
 import { LoginThrottle } from '../../src/modules/identity/login-throttle.js';
+import { UserSessionRepository } from '../../src/modules/identity/user-session.repository.js';
+import { UserRepository } from '../../src/modules/identity/user.repository.js';
 import { AppError, RateLimitedError } from '../../src/shared/errors/app-error.js';
 import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
@@ -45,8 +49,9 @@ describe('login throttling (integration)', () => {
   beforeEach(() => {
     clock = new ManualClock();
     metrics = new MetricsService();
-    throttle = new LoginThrottle(world.ds, clock, metrics, pino({ level: 'silent' }));
-    auth = new AuthService(world.ds, new InProcessEventBus(), throttle);
+    const m = world.ds.manager;
+    throttle = new LoginThrottle(new LoginThrottleRepository(m), clock, metrics, pino({ level: 'silent' }));
+    auth = new AuthService(new UserRepository(m), new UserSessionRepository(m), new AgentRepository(m), new InProcessEventBus(), throttle);
   });
   afterAll(() => world.close());
 

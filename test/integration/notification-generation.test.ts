@@ -3,6 +3,7 @@ import { jest } from '@jest/globals';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AgentService } from '../../src/modules/identity/index.js';
+import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
 import { NotificationGenerator, NotificationService } from '../../src/modules/notifications/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
@@ -81,7 +82,7 @@ beforeAll(async () => {
   helper = agentActor((await ids.agent(companyUuid, uc.uuid, { name: 'Helper Bot' })).agent, companyUuid);
   const g = await ids.agent(companyUuid, uc.uuid, { name: 'Ghost Bot' });
   ghost = agentActor(g.agent, companyUuid);
-  await new AgentService(db, reactionsEmitter()).archive({ companyUuid, userUuid: uc.uuid }, g.agent.uuid);
+  await new AgentService(db, new AgentRepository(db.manager), reactionsEmitter()).archive({ companyUuid, userUuid: uc.uuid }, g.agent.uuid);
   for (let i = 0; i < 12; i++) extraUsers.push(userActor(await ids.user(companyUuid, { name: `Extra ${i}` })));
   const other = await ids.company();
   outsider = userActor(await ids.user(other.uuid, { name: 'Outsider' }));

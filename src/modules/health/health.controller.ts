@@ -1,12 +1,12 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
 import { Public } from '../../shared/auth/decorators.js';
 import { EventBus } from '../../shared/event-bus/event-bus.port.js';
 import { Lifecycle } from '../../shared/lifecycle.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { LiveDto, ReadyDto } from './dto/health.dto.js';
+import { HealthRepository } from './health.repository.js';
 
 const DB_CHECK_TIMEOUT_MS = 2000;
 
@@ -14,7 +14,7 @@ const DB_CHECK_TIMEOUT_MS = 2000;
 @Public()
 export class HealthController {
   constructor(
-    private readonly db: DataSource,
+    private readonly database: HealthRepository,
     private readonly bus: EventBus,
     private readonly lifecycle: Lifecycle,
     private readonly metrics: MetricsService,
@@ -48,7 +48,7 @@ export class HealthController {
   private async databaseUp(): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     try {
-      const check = this.db.query('SELECT 1').then(() => true);
+      const check = this.database.ping().then(() => true);
       const timeout = new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), DB_CHECK_TIMEOUT_MS);
       });

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { DataSource, In, IsNull, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { canonicalPermissions, isPermission, isPreset, type Permission, type Preset } from '../../shared/auth/permissions.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
 import { dispatchTxEvent } from '../../shared/events/tx-events.js';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
-import { AgentApiKeyEntity, AgentEntity, UserEntity } from './identity.entity.js';
+import type { AgentEntity } from './identity.entity.js';
+import { AgentRepository } from './agent.repository.js';
 import { newApiKey } from './domain/credentials.js';
 import { toAgentRecord, toApiKeyRecord, type AgentRecord, type ApiKeyRecord } from './agent.records.js';
 
@@ -53,30 +54,22 @@ function cleanName(name: string, max = 200): string {
 export class AgentService {
   constructor(
     private readonly db: DataSource,
+    private readonly agents: AgentRepository,
     private readonly events: EventEmitter2,
   ) {}
 
   /** The company's agents, each with the OAuth grants that act as it (platform.md §2.5: the listing shows them). */
   async list(m: AgentManager): Promise<Array<AgentRecord & { grants: AgentGrantSummary[] }>> {
-    const agents = await this.db.getRepository(AgentEntity).find({
-      where: { companyUuid: m.companyUuid, archivedAt: IsNull() },
-      order: { createdAt: 'ASC', uuid: 'ASC' },
-    });
-    const owners = await this.owners(this.db.manager, agents);
+    const agents = await this.agents.listActive(m.companyUuid);
+    const owners = await this.agents.owners(agents);
     const grants = await this.grantsOf(m.companyUuid);
     return agents.map((a) => ({ ...toAgentRecord(a, owners.get(a.ownerUuid)!), grants: grants.get(a.uuid) ?? [] }));
   }
 
   /** The OAuth grants of a company's agents (written by the oauth module at consent), by agent. */
   private async grantsOf(companyUuid: string): Promise<Map<string, AgentGrantSummary[]>> {
-    const rows: Array<{ agent_uuid: string; grant_id: string; client_name: string; redirect_host: string; created_at: Date; last_used_at: Date | null }> =
-      await this.db.query(
-        `SELECT agent_uuid, grant_id, client_name, redirect_host, created_at, last_used_at FROM oauth_grant
-          WHERE company_uuid = $1 ORDER BY created_at DESC, grant_id`,
-        [companyUuid],
-      );
     const out = new Map<string, AgentGrantSummary[]>();
-    for (const r of rows) {
+    for (const r of await this.agents.grantsOf(companyUuid)) {
       const list = out.get(r.agent_uuid) ?? [];
       list.push({ grantId: r.grant_id, clientName: r.client_name, redirectHost: r.redirect_host, createdAt: r.created_at.toISOString(), lastUsedAt: r.last_used_at ? r.last_used_at.toISOString() : null });
       out.set(r.agent_uuid, list);
@@ -89,26 +82,27 @@ export class AgentService {
    * effective permissions re-read from its row and its owner.
    */
   async checkin(companyUuid: string, agentUuid: string): Promise<{ uuid: string; name: string; permissions: string[]; owner: { uuid: string; name: string; email: string } }> {
-    const agent = await this.find(this.db.manager, { companyUuid, userUuid: null }, agentUuid);
+    const agent = await this.find(this.agents, { companyUuid, userUuid: null }, agentUuid);
     agent.lastActiveAt = new Date();
-    await this.db.getRepository(AgentEntity).update({ uuid: agent.uuid }, { lastActiveAt: agent.lastActiveAt });
-    const record = await this.record(this.db.manager, agent);
+    await this.agents.markActive(agent.uuid, agent.lastActiveAt);
+    const record = await this.record(this.agents, agent);
     return { uuid: record.uuid, name: record.name, permissions: record.effectivePermissions, owner: record.owner };
   }
 
   async get(m: AgentManager, uuid: string): Promise<AgentRecord> {
-    const agent = await this.find(this.db.manager, m, uuid);
-    return this.record(this.db.manager, agent);
+    const agent = await this.find(this.agents, m, uuid);
+    return this.record(this.agents, agent);
   }
 
   /** `em`: the caller's transaction, when the agent must commit or roll back with its other writes (an OAuth consent). */
-  async create(m: AgentManager, ownerUuid: string, input: { name: string; preset?: string; permissions?: string[] }, em: EntityManager = this.db.manager): Promise<AgentRecord> {
+  async create(m: AgentManager, ownerUuid: string, input: { name: string; preset?: string; permissions?: string[] }, em?: EntityManager): Promise<AgentRecord> {
     const preset = parsePreset(input.preset ?? 'developer_agent');
     const permissions = parsePermissions(input.permissions ?? []);
     const name = cleanName(input.name);
-    const owner = await em.getRepository(UserEntity).findOne({ where: { uuid: ownerUuid, companyUuid: m.companyUuid } });
+    const agents = em ? this.agents.in({ manager: em }) : this.agents;
+    const owner = await agents.userOf(m.companyUuid, ownerUuid);
     if (!owner) throw new NotFoundError('User');
-    const agent = em.getRepository(AgentEntity).create({
+    const agent = await agents.insert({
       uuid: randomUUID(),
       companyUuid: m.companyUuid,
       ownerUuid,
@@ -118,7 +112,6 @@ export class AgentService {
       lastActiveAt: null,
       archivedAt: null,
     });
-    await em.getRepository(AgentEntity).save(agent);
     return toAgentRecord(agent, owner);
   }
 
@@ -126,25 +119,29 @@ export class AgentService {
     const preset = changes.preset !== undefined ? parsePreset(changes.preset) : undefined;
     const permissions = changes.permissions !== undefined ? parsePermissions(changes.permissions) : undefined;
     const name = changes.name !== undefined ? cleanName(changes.name) : undefined;
-    return this.db.transaction(async (em) => {
-      const agent = await this.findOwned(em, m, uuid, true);
+    return this.agents.transaction(async (agents) => {
+      const agent = await this.findOwned(agents, m, uuid, true);
       if (name !== undefined) agent.name = name;
       if (preset !== undefined) agent.preset = preset;
       if (permissions !== undefined) agent.permissions = permissions;
-      await em.save(agent);
-      return this.record(em, agent);
+      await agents.save(agent);
+      return this.record(agents, agent);
     });
   }
 
-  /** Archive (platform.md §3 / domain.md §8): keys revoked, sessions closed, assignments kept. */
+  /**
+   * Archive (platform.md §3 / domain.md §8): keys revoked, sessions closed, assignments kept. The sessions module
+   * closes them on the transaction's manager (`agent.archiving`), hence a transaction of the data source.
+   */
   async archive(m: AgentManager, uuid: string): Promise<{ uuid: string; deleted: true }> {
-    await this.db.transaction(async (em) => {
-      const agent = await this.findOwned(em, m, uuid, true);
+    await this.db.transaction(async (manager) => {
+      const agents = this.agents.in({ manager });
+      const agent = await this.findOwned(agents, m, uuid, true);
       const now = new Date();
       agent.archivedAt = now;
-      await em.save(agent);
-      await em.update(AgentApiKeyEntity, { agentUuid: uuid, revokedAt: IsNull() }, { revokedAt: now });
-      await dispatchTxEvent(this.events, em, 'agent.archiving', { agentUuid: uuid });
+      await agents.save(agent);
+      await agents.revokeKeysOf(uuid, now);
+      await dispatchTxEvent(this.events, manager, 'agent.archiving', { agentUuid: uuid });
     });
     return { uuid, deleted: true };
   }
@@ -155,9 +152,9 @@ export class AgentService {
     }
     const name = input.name == null ? null : input.name.trim() || null;
     if (name && name.length > 100) throw new ValidationError('Key name must be at most 100 characters', [{ field: 'name', message: 'must be at most 100 characters' }]);
-    const agent = await this.findOwned(this.db.manager, m, agentUuid, false);
+    const agent = await this.findOwned(this.agents, m, agentUuid, false);
     const { key, hash, prefix } = newApiKey();
-    const entity = this.db.getRepository(AgentApiKeyEntity).create({
+    const entity = await this.agents.insertKey({
       uuid: randomUUID(),
       companyUuid: agent.companyUuid,
       agentUuid: agent.uuid,
@@ -168,28 +165,23 @@ export class AgentService {
       revokedAt: null,
       lastUsedAt: null,
     });
-    await this.db.getRepository(AgentApiKeyEntity).save(entity);
     return { key, apiKey: toApiKeyRecord(entity) };
   }
 
   async listKeys(m: AgentManager, agentUuid: string): Promise<ApiKeyRecord[]> {
-    await this.find(this.db.manager, m, agentUuid);
-    const keys = await this.db.getRepository(AgentApiKeyEntity).find({ where: { agentUuid }, order: { createdAt: 'DESC', uuid: 'ASC' } });
-    return keys.map(toApiKeyRecord);
+    await this.find(this.agents, m, agentUuid);
+    return (await this.agents.keysOf(agentUuid)).map(toApiKeyRecord);
   }
 
   /** Idempotent; a key of another agent is "not found". With `agentUuid` null (operator), any key of the company. */
   async revokeKey(m: AgentManager, agentUuid: string | null, keyUuid: string): Promise<ApiKeyRecord> {
-    return this.db.transaction(async (em) => {
-      if (agentUuid !== null) await this.findOwned(em, m, agentUuid, false);
-      const key = await em.findOne(AgentApiKeyEntity, {
-        where: { uuid: keyUuid, companyUuid: m.companyUuid, ...(agentUuid !== null ? { agentUuid } : {}) },
-        lock: { mode: 'pessimistic_write' },
-      });
+    return this.agents.transaction(async (agents) => {
+      if (agentUuid !== null) await this.findOwned(agents, m, agentUuid, false);
+      const key = await agents.lockKey(m.companyUuid, keyUuid, agentUuid);
       if (!key) throw new NotFoundError('API key');
       if (!key.revokedAt) {
         key.revokedAt = new Date();
-        await em.save(key);
+        await agents.saveKey(key);
       }
       return toApiKeyRecord(key);
     });
@@ -197,43 +189,31 @@ export class AgentService {
 
   /** The operator (CLI) names an agent by uuid alone; its company scopes everything after. */
   async operatorScopeOfAgent(agentUuid: string): Promise<AgentManager> {
-    const agent = isUuid(agentUuid)
-      ? await this.db.getRepository(AgentEntity).findOne({ where: { uuid: agentUuid, archivedAt: IsNull() } })
-      : null;
+    const agent = isUuid(agentUuid) ? await this.agents.findAnyCompany(agentUuid) : null;
     if (!agent) throw new NotFoundError('Agent');
     return { companyUuid: agent.companyUuid, userUuid: null };
   }
 
   /** As operatorScopeOfAgent, for a key named by uuid alone. */
   async operatorScopeOfKey(keyUuid: string): Promise<AgentManager> {
-    const key = isUuid(keyUuid) ? await this.db.getRepository(AgentApiKeyEntity).findOne({ where: { uuid: keyUuid } }) : null;
+    const key = isUuid(keyUuid) ? await this.agents.findKeyAnyCompany(keyUuid) : null;
     if (!key) throw new NotFoundError('API key');
     return { companyUuid: key.companyUuid, userUuid: null };
   }
 
-  private async find(em: EntityManager, m: AgentManager, uuid: string, lock = false): Promise<AgentEntity> {
-    const agent = await em.findOne(AgentEntity, {
-      where: { uuid, companyUuid: m.companyUuid, archivedAt: IsNull() },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
+  private async find(agents: AgentRepository, m: AgentManager, uuid: string, lock = false): Promise<AgentEntity> {
+    const agent = await agents.find(m.companyUuid, uuid, lock);
     if (!agent) throw new NotFoundError('Agent');
     return agent;
   }
 
-  private async findOwned(em: EntityManager, m: AgentManager, uuid: string, lock: boolean): Promise<AgentEntity> {
-    const agent = await this.find(em, m, uuid, lock);
+  private async findOwned(agents: AgentRepository, m: AgentManager, uuid: string, lock: boolean): Promise<AgentEntity> {
+    const agent = await this.find(agents, m, uuid, lock);
     if (m.userUuid !== null && agent.ownerUuid !== m.userUuid) throw new ForbiddenError("Only the agent's owner can manage it");
     return agent;
   }
 
-  private async owners(em: EntityManager, agents: AgentEntity[]): Promise<Map<string, UserEntity>> {
-    const ids = [...new Set(agents.map((a) => a.ownerUuid))];
-    const users = ids.length ? await em.find(UserEntity, { where: { uuid: In(ids) } }) : [];
-    return new Map(users.map((u) => [u.uuid, u]));
-  }
-
-  private async record(em: EntityManager, agent: AgentEntity): Promise<AgentRecord> {
-    const owner = await em.findOneByOrFail(UserEntity, { uuid: agent.ownerUuid });
-    return toAgentRecord(agent, owner);
+  private async record(agents: AgentRepository, agent: AgentEntity): Promise<AgentRecord> {
+    return toAgentRecord(agent, await agents.owner(agent.ownerUuid));
   }
 }

@@ -1,22 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
-import { CompanyEntity, UserEntity } from './identity.entity.js';
 import { hashPassword } from './domain/credentials.js';
+import { UserRepository } from './user.repository.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Operator-only identity writes (the admin CLI): companies and users have no REST creation route. */
 @Injectable()
 export class IdentityAdminService {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly users: UserRepository) {}
 
   async createCompany(rawName: string): Promise<{ uuid: string; name: string }> {
     const name = rawName.trim();
     if (name.length < 1 || name.length > 200) throw new ValidationError('Company name must be 1-200 characters');
-    const company = this.db.getRepository(CompanyEntity).create({ uuid: randomUUID(), name });
-    await this.db.getRepository(CompanyEntity).save(company);
+    const company = await this.users.insertCompany({ uuid: randomUUID(), name });
     return { uuid: company.uuid, name: company.name };
   }
 
@@ -26,26 +24,19 @@ export class IdentityAdminService {
     const name = input.name.trim();
     if (name.length < 1 || name.length > 200) throw new ValidationError('User name must be 1-200 characters');
     if (input.password.length < 8 || input.password.length > 256) throw new ValidationError('Password must be 8-256 characters');
-    const company = await this.db.getRepository(CompanyEntity).findOneBy({ uuid: input.companyUuid });
+    const company = await this.users.company(input.companyUuid);
     if (!company) throw new NotFoundError('Company');
-    if (await this.db.getRepository(UserEntity).existsBy({ email })) throw new ConflictError(`A user with email ${email} already exists`);
-    const user = this.db.getRepository(UserEntity).create({
-      uuid: randomUUID(),
-      companyUuid: company.uuid,
-      email,
-      name,
-      passwordHash: await hashPassword(input.password),
-    });
-    try {
-      await this.db.getRepository(UserEntity).save(user);
-    } catch (err) {
+    if (await this.users.emailTaken(email)) throw new ConflictError(`A user with email ${email} already exists`);
+    const passwordHash = await hashPassword(input.password);
+    const user = await this.users.insertUser({ uuid: randomUUID(), companyUuid: company.uuid, email, name, passwordHash }).catch((err: unknown) => {
+      // A concurrent creation of the same email.
       if ((err as { code?: string }).code === '23505') throw new ConflictError(`A user with email ${email} already exists`);
       throw err;
-    }
+    });
     return { uuid: user.uuid, email: user.email, name: user.name, companyUuid: user.companyUuid };
   }
 
   async userExists(email: string): Promise<boolean> {
-    return this.db.getRepository(UserEntity).existsBy({ email: email.trim().toLowerCase() });
+    return this.users.emailTaken(email.trim().toLowerCase());
   }
 }

@@ -1,5 +1,6 @@
 export { IdentityModule } from './identity.module.js';
-export { AuthService, agentAuthContext, type AgentCredentialRow } from './auth.service.js';
+export { AuthService, agentAuthContext } from './auth.service.js';
+export type { AgentCredentialRow } from './agent.repository.js';
 export { AgentService, parsePermissions, parsePreset, type AgentManager } from './agent.service.js';
 export { IdentityAdminService } from './identity-admin.service.js';
 export type { AgentEntity, UserEntity, CompanyEntity, AgentApiKeyEntity } from './identity.entity.js';

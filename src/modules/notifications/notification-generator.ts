@@ -21,12 +21,12 @@ import {
   type PlannedNotification,
   type Ref,
 } from './domain/notification.rules.js';
-import { archivedAgents, ideaCreators, loadEntities, preferencesOf, projectNames, type EntityRow } from './notification-facts.queries.js';
+import { NotificationFactsRepository, type EntityRow } from './notification-facts.repository.js';
 import { NotificationEntity } from './notification.entity.js';
 import { recipientKey } from '../../shared/stream-log/position.js';
 import { StreamLog } from '../../shared/stream-log/stream-log.js';
 import { publishFrames, recordFrames, reservePositions, type PositionedFrame } from './notification-frames.js';
-import { countUnreadMany } from './notification.repository.js';
+import { countUnreadMany, insertNotifications } from './notification.repository.js';
 
 const refKey = (r: Ref): string => `${r.type}:${r.uuid}`;
 const refOf = (type: Ref['type'] | null, uuid: string | null): Ref | null => (type && uuid ? { type, uuid } : null);
@@ -76,8 +76,8 @@ export class NotificationGenerator {
     });
     const mentions = events.flatMap((e) => (e.name === 'mention.created' ? [e.payload] : []));
     if (!notifying.length && !mentions.length) return;
-    const em = this.db.manager;
-    const candidates = await this.eventCandidates(actor, notifying);
+    const facts = new NotificationFactsRepository(this.db.manager);
+    const candidates = await this.eventCandidates(facts, actor, notifying);
 
     for (const { source: s, mentioned } of mentions) {
       candidates.push({
@@ -91,9 +91,9 @@ export class NotificationGenerator {
 
     const everyone = [...new Map(candidates.flatMap((c) => c.recipients).map((r) => [refKey(r), r])).values()];
     const [archived, prefs, projects] = await Promise.all([
-      archivedAgents(em, everyone.filter((r) => r.type === 'agent').map((r) => r.uuid)),
-      preferencesOf(em, actor.companyUuid, everyone),
-      projectNames(em, actor.companyUuid, [...new Set(candidates.map((c) => c.entity.projectUuid))]),
+      facts.archivedAgents(everyone.filter((r) => r.type === 'agent').map((r) => r.uuid)),
+      facts.preferencesOf(actor.companyUuid, everyone),
+      facts.projectNames(actor.companyUuid, [...new Set(candidates.map((c) => c.entity.projectUuid))]),
     ]);
     const planned = planNotifications(candidates, {
       actor: { type: actor.type, uuid: actor.uuid },
@@ -108,28 +108,26 @@ export class NotificationGenerator {
     const frames = await this.db.transaction(async (em) => {
       const positions = await reservePositions(this.log, em, rows.map((r) => ({ type: r.recipientType, uuid: r.recipientUuid })));
       const at = (r: NewNotification): string => String(positions.get(recipientKey(r.recipientType, r.recipientUuid))!);
-      await em
-        .createQueryBuilder()
-        .insert()
-        .into(NotificationEntity)
-        .values(rows.map((r) => ({ ...r, position: at(r), arrivalPosition: at(r) })))
-        .execute();
+      await insertNotifications(em, rows.map((r) => ({ ...r, position: at(r), arrivalPosition: at(r) })));
       return this.announce(em, rows, positions);
     });
     publishFrames(this.bus, this.metrics, frames);
   }
 
   /** §4.1–4.2 for the events that notify: recipients and message from the entity as it is after the mutation. */
-  private async eventCandidates(actor: Actor, notifying: Array<{ e: AnyDomainEvent; action: Exclude<NotificationAction, 'mentioned'> }>): Promise<Candidate[]> {
-    const em = this.db.manager;
-    const entities = await loadEntities(em, actor.companyUuid, notifying.map(({ e }) => ({ type: e.target.type, uuid: e.target.uuid })));
+  private async eventCandidates(
+    facts: NotificationFactsRepository,
+    actor: Actor,
+    notifying: Array<{ e: AnyDomainEvent; action: Exclude<NotificationAction, 'mentioned'> }>,
+  ): Promise<Candidate[]> {
+    const entities = await facts.entities(actor.companyUuid, notifying.map(({ e }) => ({ type: e.target.type, uuid: e.target.uuid })));
     const inputIdeas = notifying
       .filter(({ action }) => action === 'proposal_submitted')
       .flatMap(({ e }) => {
         const p = entities.get(`proposal:${e.target.uuid}`);
         return p?.inputType === 'idea' ? (p.inputUuids ?? []) : [];
       });
-    const creators = await ideaCreators(em, actor.companyUuid, [...new Set(inputIdeas)]);
+    const creators = await facts.ideaCreators(actor.companyUuid, [...new Set(inputIdeas)]);
     const actorOwner: Ref | null = actor.type === 'agent' && actor.ownerUuid ? { type: 'user', uuid: actor.ownerUuid } : null;
 
     const out: Candidate[] = [];
@@ -137,14 +135,14 @@ export class NotificationGenerator {
       const row = entities.get(`${e.target.type}:${e.target.uuid}`);
       if (!row) continue;
       const entityType = e.target.type as NotifiedEntityType;
-      const facts = {
+      const people = {
         creator: refOf(row.createdByType, row.createdByUuid),
         assignee: refOf(row.assigneeType, row.assigneeUuid),
         inputIdeaCreators: row.inputType === 'idea' ? (row.inputUuids ?? []).flatMap((u) => creators.get(u) ?? []) : [],
       };
       out.push({
         action,
-        recipients: recipientsFor(action, entityType, facts, actorOwner),
+        recipients: recipientsFor(action, entityType, people, actorOwner),
         entity: { type: entityType, uuid: row.uuid, title: row.title, projectUuid: row.projectUuid },
         message: messageFor(action, { actorName: actor.name, title: row.title, ...this.details(e, row) }),
         commentUuid: e.name === 'comment.added' ? str(e.payload.commentUuid) : null,

@@ -5,6 +5,7 @@ import { preparedQuery } from '../../shared/database/prepared.js';
 import type { Ref } from './domain/notification.rules.js';
 import type { AgentStatusFilter } from './dto/notification.dto.js';
 import type { Cursor } from './inbox-inputs.js';
+import { NotificationEntity } from './notification.entity.js';
 import type { NotificationRow } from './notification.records.js';
 
 /** Whose inbox a query reads: the authenticated caller, always inside its company. */
@@ -285,6 +286,11 @@ export class NotificationRepository {
 }
 
 /** Unread counts of several recipients in one query; recipients without an inbox row get 0 (the generator's frames). */
+/** Inserts one batch of generated notifications (one statement), in the generation's transaction. */
+export async function insertNotifications(em: EntityManager, rows: Array<Partial<NotificationEntity>>): Promise<void> {
+  await em.createQueryBuilder().insert().into(NotificationEntity).values(rows).execute();
+}
+
 export async function countUnreadMany(em: EntityManager, refs: readonly Ref[]): Promise<Map<string, number>> {
   const out = new Map<string, number>(refs.map((r) => [`${r.type}:${r.uuid}`, 0]));
   if (!refs.length) return out;

@@ -6,7 +6,7 @@ import { Clock } from '../../shared/clock.js';
 import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { OAuthServer } from './oauth-server.js';
-import { pruneClients, purgeExpired, type PruneReason } from './oauth-store.js';
+import { pruneClients, purgeExpired, type PruneReason } from './oauth.store.js';
 
 const DAY_MS = 24 * 3_600_000;
 /** A registered client with no grant this long after registration is deleted. */

@@ -9,7 +9,7 @@ import { LOGGER } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import type { Request as ExpressRequest } from 'express';
 import { clientAddress } from '../../shared/http/client-address.js';
-import { loadKeys, pgAdapter } from './oauth-store.js';
+import { loadKeys, pgAdapter } from './oauth.store.js';
 
 /** Where the authorization server's endpoints are mounted (and its interaction pages live). */
 export const OAUTH_PREFIX = '/oauth';

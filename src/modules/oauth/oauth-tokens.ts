@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AccessTokenResolver, type AuthContext } from '../../shared/auth/auth-context.js';
-import { agentAuthContext, type AgentCredentialRow } from '../identity/index.js';
+import { agentAuthContext } from '../identity/index.js';
+import { OAuthGrantRepository } from './oauth-grant.repository.js';
 import { OAuthServer } from './oauth-server.js';
 
 const TOUCH_INTERVAL_MS = 60_000;
-
-interface GrantRow extends AgentCredentialRow {
-  last_used_at: Date | null;
-}
 
 /**
  * The tool endpoint's check of an OAuth access token (platform.md §2.5): the token must exist, be unexpired and
@@ -22,7 +18,7 @@ export class OAuthTokens extends AccessTokenResolver {
 
   constructor(
     private readonly server: OAuthServer,
-    private readonly db: DataSource,
+    private readonly grants: OAuthGrantRepository,
   ) {
     super();
   }
@@ -38,14 +34,7 @@ export class OAuthTokens extends AccessTokenResolver {
     if (!token?.grantId) return null;
     const audience = Array.isArray(token.aud) ? token.aud : [token.aud];
     if (audience.length !== 1 || audience[0] !== this.server.resource) return null;
-    const [row]: GrantRow[] = await this.db.query(
-      `SELECT g.last_used_at, a.uuid AS agent_uuid, a.name AS agent_name, a.owner_uuid, a.preset, a.permissions,
-              c.uuid AS company_uuid, c.name AS company_name
-         FROM oauth_grant g JOIN agent a ON a.uuid = g.agent_uuid AND a.company_uuid = g.company_uuid
-         JOIN company c ON c.uuid = a.company_uuid
-        WHERE g.grant_id = $1 AND a.archived_at IS NULL`,
-      [token.grantId],
-    );
+    const row = await this.grants.credential(token.grantId);
     if (!row) return null;
     await this.touch(token.grantId, row.last_used_at);
     return agentAuthContext(row, { via: 'oauth', grantId: token.grantId });
@@ -56,7 +45,7 @@ export class OAuthTokens extends AccessTokenResolver {
     if ((last && Date.now() - last.getTime() <= TOUCH_INTERVAL_MS) || this.touching.has(grantId)) return;
     this.touching.add(grantId);
     try {
-      await this.db.query(`UPDATE oauth_grant SET last_used_at = now() WHERE grant_id = $1`, [grantId]);
+      await this.grants.touch(grantId);
     } finally {
       this.touching.delete(grantId);
     }

@@ -1,9 +1,11 @@
 import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import express from 'express';
 import { AccessTokenResolver } from '../../shared/auth/auth-context.js';
+import { repositoryProvider } from '../../shared/database/repository.js';
 import { IdentityModule } from '../identity/index.js';
 import { GrantsController } from './grants.controller.js';
 import { InteractionController, InteractionOriginGuard } from './interaction.controller.js';
+import { OAuthGrantRepository } from './oauth-grant.repository.js';
 import { OAuthGrants } from './oauth-grants.js';
 import { OAuthMountMiddleware } from './oauth-mount.middleware.js';
 import { OAuthPruner } from './oauth-pruner.js';
@@ -23,6 +25,7 @@ import { WellKnownController } from './well-known.controller.js';
   imports: [IdentityModule],
   controllers: [WellKnownController, RegistrationController, InteractionController, GrantsController],
   providers: [
+    repositoryProvider(OAuthGrantRepository),
     OAuthServer,
     OAuthPruner,
     OAuthTokens,

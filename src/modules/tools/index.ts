@@ -3,3 +3,4 @@
 export { ToolsModule } from './tools.module.js';
 export { McpEndpoint } from './mcp-endpoint.js';
 export { RATE_LIMITED_RPC_CODE } from './mcp-errors.js';
+export { MCP_THROTTLER, mcpThrottlers } from './mcp-rate-limit.js';

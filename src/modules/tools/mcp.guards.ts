@@ -1,13 +1,14 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerRequest } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/config.js';
 import { AccessTokenResolver, CredentialResolver } from '../../shared/auth/auth-context.js';
 import { abortOnClose } from '../../shared/http/client-gone.js';
-import { TokenBuckets } from '../../shared/http/token-bucket.js';
 import { requestContext } from '../../shared/logging/logger.js';
 import { MetricsService } from '../../shared/metrics/metrics.service.js';
 import { narrowingOf } from './mcp-endpoint.js';
 import { McpHttpError, RATE_LIMITED_RPC_CODE } from './mcp-errors.js';
+import { MCP_THROTTLER } from './mcp-rate-limit.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -66,26 +67,34 @@ export class ApiKeyGuard implements CanActivate {
 }
 
 /**
- * Per API key (or OAuth grant) and instance, `MCP_RATE_LIMIT_PER_MINUTE` requests (a token bucket; 0 turns it off): 429 with
- * `Retry-After` and JSON-RPC -32000 carrying `data: {code: "RATE_LIMITED", retryAfterSeconds}`.
+ * Per API key (or OAuth grant) and instance, `MCP_RATE_LIMIT_PER_MINUTE` requests per 60-second window (0 turns it
+ * off), on the app's `@nestjs/throttler` with the in-process store (mcp-rate-limit.ts): 429 with `Retry-After` and
+ * JSON-RPC -32000 carrying `data: {code: "RATE_LIMITED", retryAfterSeconds}`. On the hot path of every tool call, so
+ * it applies its one throttler directly — options resolved once at start-up, no metadata read per request.
  */
 @Injectable()
-export class McpRateLimitGuard implements CanActivate {
-  private readonly buckets: TokenBuckets | null;
+export class McpRateLimitGuard extends ThrottlerGuard {
+  /** The `mcp` throttler's request, but for its context; null while the limit is off. */
+  private own: Omit<ThrottlerRequest, 'context'> | null = null;
 
-  constructor(config: AppConfig) {
-    this.buckets = config.mcpRateLimitPerMinute > 0 ? new TokenBuckets(config.mcpRateLimitPerMinute) : null;
+  override async onModuleInit(): Promise<void> {
+    await super.onModuleInit();
+    const throttler = this.throttlers.find((t) => t.name === MCP_THROTTLER);
+    if (!throttler) return;
+    const { limit, ttl, getTracker, generateKey } = throttler;
+    if (typeof limit !== 'number' || typeof ttl !== 'number' || !getTracker || !generateKey) throw new Error('the mcp throttler needs a fixed limit and ttl, its tracker and key');
+    this.own = { throttler, limit, ttl, blockDuration: ttl, getTracker, generateKey };
   }
 
-  canActivate(context: ExecutionContext): boolean {
-    const auth = context.switchToHttp().getRequest<Request>().auth;
-    // Per key, or per OAuth grant (a grant is an agent's credential as a key is).
-    const key = auth?.apiKeyUuid ?? (auth?.grantId ? `grant:${auth.grantId}` : undefined);
-    const wait = this.buckets && key ? this.buckets.take(key) : 0;
-    if (wait > 0) {
-      throw new McpHttpError(429, RATE_LIMITED_RPC_CODE, 'Too many requests', { 'Retry-After': String(wait) }, { code: 'RATE_LIMITED', retryAfterSeconds: wait });
-    }
-    return true;
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    // Off, or no credential (the key guard, first, refuses those).
+    if (!this.own || !context.switchToHttp().getRequest<Request>().auth) return Promise.resolve(true);
+    return this.handleRequest({ context, ...this.own });
+  }
+
+  protected override throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    const wait = detail.timeToBlockExpire;
+    throw new McpHttpError(429, RATE_LIMITED_RPC_CODE, 'Too many requests', { 'Retry-After': String(wait) }, { code: 'RATE_LIMITED', retryAfterSeconds: wait });
   }
 }
 

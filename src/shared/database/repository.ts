@@ -13,6 +13,14 @@ export abstract class Repository {
   in<R extends Repository>(this: R, tx: { manager: EntityManager }): R {
     return new (this.constructor as new (em: EntityManager) => R)(tx.manager);
   }
+
+  /**
+   * Runs `work` in a transaction of its own, on this repository bound to it: for a caller whose transaction touches
+   * no other module's rows and dispatches no event (a mutation that does uses the `TransactionRunner`).
+   */
+  transaction<R extends Repository, T>(this: R, work: (repo: R) => Promise<T>): Promise<T> {
+    return this.em.transaction((manager) => work(this.in({ manager })));
+  }
 }
 
 /** Nest provider of a repository on the pool's manager (inject it; `in(tx)` inside a transaction). */

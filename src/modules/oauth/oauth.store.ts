@@ -10,6 +10,12 @@ const OF_GRANT = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'D
 
 const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
+/*
+ * The authorization server's store: the storage oidc-provider calls through its adapter interface, the shared keys,
+ * and the background pruning's statements — storage only, the one file of the module besides its repository that
+ * holds SQL (`*.store.ts`, scripts/check-sql-in-services.mjs). The grants' bindings are OAuthGrantRepository's.
+ */
+
 /**
  * The authorization server's storage (oidc-provider's adapter interface) in `oauth_payload`: one instance per record
  * kind. Every instance of the service reads and writes the same rows, so a flow started on one may finish on another.
@@ -67,15 +73,6 @@ export function pgAdapter(db: DataSource): new (kind: string) => Adapter {
       await db.query(`DELETE FROM oauth_payload WHERE kind = $1 AND grant_id = $2`, [this.kind, grantId]);
     }
   };
-}
-
-/** Everything of one grant, and its agent binding, at once (the owner's revoke; the CLI). */
-export async function deleteGrant(db: DataSource, grantId: string): Promise<boolean> {
-  return db.transaction(async (em) => {
-    await em.query(`DELETE FROM oauth_payload WHERE grant_id = $1`, [grantId]);
-    const gone: Array<{ grant_id: string }> = await em.query(`WITH d AS (DELETE FROM oauth_grant WHERE grant_id = $1 RETURNING grant_id) SELECT grant_id FROM d`, [grantId]);
-    return gone.length > 0;
-  });
 }
 
 /** Expired records (codes, tokens, sessions, interactions), removed in the background. */
