@@ -47,7 +47,7 @@ export class AppConfig {
    * address"), each normalised (`10.0.0.0/8`, `127.0.0.1`); empty: the header is ignored.
    */
   trustProxy: string[];
-  /** Tool endpoint requests per API key (or OAuth grant) per 60-second window, per instance (@nestjs/throttler); 0 = off. */
+  /** Tool endpoint requests per API key (or OAuth grant) and instance: a burst of this many, then this many a minute (@nestjs/throttler); 0 = off. */
   mcpRateLimitPerMinute: number;
   nodeEnv: string;
 }

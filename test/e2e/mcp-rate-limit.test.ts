@@ -16,14 +16,14 @@ async function seedKeys(app: World): Promise<{ key: string; agentUuid: string; c
 }
 
 describe('tool endpoint rate limit per API key (e2e)', () => {
-  describe('MCP_RATE_LIMIT_PER_MINUTE=30 (30 per 60-second window, per key and instance)', () => {
-    // The app's clock, moved by the test instead of waiting for a window to end.
+  describe('MCP_RATE_LIMIT_PER_MINUTE=30 (a burst of 30, then 30 a minute, per key and instance)', () => {
+    // The app's clock, moved by the test instead of waiting for tokens to come back.
     const clock = new ManualClock();
     let app: World;
     let seeded: { key: string; agentUuid: string; companyUuid: string };
     const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
-    /** Spends what is left of the key's window: the first refused answer, and how many were served before it. */
+    /** Spends what is left of the key's bucket: the first refused answer, and how many were served before it. */
     async function exhaust(key: string) {
       for (let i = 0; i < 100; i++) {
         const res = await rpc(app.url, LIST, bearer(key));
@@ -38,13 +38,13 @@ describe('tool endpoint rate limit per API key (e2e)', () => {
     });
     afterAll(() => app.close());
 
-    it('answers 429 with Retry-After and a JSON-RPC body carrying RATE_LIMITED once the window is spent', async () => {
+    it('answers 429 with Retry-After and a JSON-RPC body carrying RATE_LIMITED once the bucket is spent', async () => {
       const { res, served } = await exhaust(seeded.key);
       expect(served).toBe(30);
       expect(res.status).toBe(429);
-      // The window opened at the key's first request; the clock has not moved since.
+      // A bucket of 30 refilled at 30 a minute: the clock has not moved since, so the next token is 2 s away.
       const retryAfter = Number(res.headers.get('retry-after'));
-      expect(retryAfter).toBe(60);
+      expect(retryAfter).toBe(2);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.json).toEqual({
         jsonrpc: '2.0',
@@ -54,13 +54,14 @@ describe('tool endpoint rate limit per API key (e2e)', () => {
       // Refused before any JSON-RPC processing: not even the body or its headers are looked at.
       const garbage = await rpc(app.url, 'not json', { ...bearer(seeded.key), 'content-type': 'text/plain', accept: 'text/html' });
       expect(garbage.status).toBe(429);
-      // Retry-After is when the window ends: a second earlier the key is still refused; then a new window of 30.
-      clock.advance(20_000);
-      const later = await rpc(app.url, LIST, bearer(seeded.key));
-      expect([later.status, later.headers.get('retry-after')]).toEqual([429, '40']);
-      clock.advance(39_000);
-      expect((await rpc(app.url, LIST, bearer(seeded.key))).status).toBe(429);
+      // Half a token later the key is still refused, told the rest; Retry-After seconds after a refusal, one is served.
       clock.advance(1000);
+      const later = await rpc(app.url, LIST, bearer(seeded.key));
+      expect([later.status, later.headers.get('retry-after')]).toEqual([429, '1']);
+      clock.advance(1000);
+      expect((await exhaust(seeded.key)).served).toBe(1);
+      // A minute untouched fills the bucket: a whole burst again.
+      clock.advance(60_000);
       expect((await exhaust(seeded.key)).served).toBe(30);
     });
 

@@ -53,7 +53,7 @@ describe('the tool endpoint’s rate limit on @nestjs/throttler', () => {
     otherHits.length = 0;
   });
 
-  it('declares one in-process throttler of `limit` per 60 s, tracked by the credential as it is; none at 0', () => {
+  it('declares one in-process throttler of `limit` per 60 s (a bucket of `limit`, refilled at `limit` a minute), tracked by the credential as it is; none at 0', () => {
     expect(mcpThrottlers(0)).toEqual([]);
     const [t] = mcpThrottlers(1200);
     expect(t).toMatchObject({ name: 'mcp', limit: 1200, ttl: 60_000, store: 'instance', setHeaders: false });
@@ -70,16 +70,17 @@ describe('the tool endpoint’s rate limit on @nestjs/throttler', () => {
     expect(await refusal(g, byKey('a'))).toBeNull();
     clock.at += 15_000;
     expect(await refusal(g, byKey('a'))).toBeNull();
+    // 2 per minute: a token every 30 s; 15 s after the first request half a token is back, so the next one is 15 s away.
     const refused = await refusal(g, byKey('a'));
     expect(refused).toBeInstanceOf(McpHttpError);
-    expect(refused).toMatchObject({ status: 429, rpcCode: RATE_LIMITED_RPC_CODE, message: 'Too many requests', headers: { 'Retry-After': '45' }, data: { code: 'RATE_LIMITED', retryAfterSeconds: 45 } });
+    expect(refused).toMatchObject({ status: 429, rpcCode: RATE_LIMITED_RPC_CODE, message: 'Too many requests', headers: { 'Retry-After': '15' }, data: { code: 'RATE_LIMITED', retryAfterSeconds: 15 } });
     // Another key, and a grant, count on their own.
     expect(await refusal(g, byKey('b'))).toBeNull();
     expect(await refusal(g, byGrant('a'))).toBeNull();
     expect(await refusal(g, byGrant('a'))).toBeNull();
     expect((await refusal(g, byGrant('a')))?.status).toBe(429);
-    // The window ends: served again.
-    clock.at += 45_000;
+    // Retry-After seconds later: served again.
+    clock.at += 15_000;
     expect(await refusal(g, byKey('a'))).toBeNull();
     expect(otherHits).toEqual([]);
   });

@@ -5,7 +5,7 @@ import type { AppThrottler } from '../../shared/throttling/throttling.module.js'
 /** The name of the tool endpoint's throttler. */
 export const MCP_THROTTLER = 'mcp';
 
-/** The window of `MCP_RATE_LIMIT_PER_MINUTE`. */
+/** The period of `MCP_RATE_LIMIT_PER_MINUTE`: a bucket of that many requests refills in it. */
 const WINDOW_MS = 60_000;
 
 /**
@@ -21,7 +21,8 @@ const trackerAsKey: ThrottlerGenerateKeyFunction = (_context, tracker) => tracke
 
 /**
  * The tool endpoint's per-credential limit (docs/deploy.md, "Abuse limits"): `MCP_RATE_LIMIT_PER_MINUTE` requests per
- * API key or OAuth grant per 60-second window, counted by each instance in its own memory; none when the setting is 0.
+ * API key or OAuth grant — a burst of that many, then that many a minute (the in-process store's token bucket) —
+ * counted by each instance in its own memory; none when the setting is 0.
  * Only `McpRateLimitGuard` applies it, on `POST /api/mcp`: the stock loop of any other `ThrottlerGuard` skips it.
  */
 export function mcpThrottlers(perMinute: number): AppThrottler[] {

@@ -67,7 +67,7 @@ export class ApiKeyGuard implements CanActivate {
 }
 
 /**
- * Per API key (or OAuth grant) and instance, `MCP_RATE_LIMIT_PER_MINUTE` requests per 60-second window (0 turns it
+ * Per API key (or OAuth grant) and instance, `MCP_RATE_LIMIT_PER_MINUTE` requests a minute, burst as many (0 turns it
  * off), on the app's `@nestjs/throttler` with the in-process store (mcp-rate-limit.ts): 429 with `Retry-After` and
  * JSON-RPC -32000 carrying `data: {code: "RATE_LIMITED", retryAfterSeconds}`. On the hot path of every tool call, so
  * it applies its one throttler directly — options resolved once at start-up, no metadata read per request.

@@ -3,33 +3,36 @@ import { Interval } from '@nestjs/schedule';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { Clock } from '../clock.js';
 
-/** Throttler storage records are in whole seconds, at least 1 while something is pending. */
-const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
-
 /** Below this many keys the lazy sweep never runs (a sweep of a small map is not worth a pass). */
 const MIN_SWEEP_SIZE = 1024;
+/** Float drift: a retry made exactly Retry-After seconds after a refusal is served. */
+const EPSILON = 1e-9;
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
-/** One key's current window: the hits counted in it, and when it ends. */
-interface Window {
-  hits: number;
-  endsAt: number;
+/** One key's bucket: the requests it may still spend, as of `at`. */
+interface Bucket {
+  tokens: number;
+  at: number;
+  /** The throttler's `ttl`: the time an empty bucket takes to fill up again (the sweep's measure). */
+  ttl: number;
 }
 
 /**
  * `@nestjs/throttler`'s storage in this process's memory, for the throttlers declared `store: 'instance'` (a per-key
- * request rate, where a database round trip per request would cost more than the limit is worth). A fixed window
- * per key: it opens at the key's first hit and lasts `ttl`; a request arriving with `limit` hits in it is refused and
- * not counted, and may come again when the window ends (`blockDuration` is not used: the window itself frees, as in
- * the shared store). No timer per key — the package's own `ThrottlerStorageService` arms one per key and per hit —
- * so memory is bounded by the keys with an open window: ended windows are swept every minute on `@nestjs/schedule`,
- * and at once whenever the map has grown to twice its size after the last sweep.
+ * request rate, where a database round trip per request would cost more than the limit is worth). A token bucket per
+ * key: `limit` requests at once (the burst), given back at `limit` per `ttl`; a request finding no whole token is
+ * refused and not counted, with `timeToBlockExpire` = the whole seconds (at least 1) until the next token, so a retry
+ * after `Retry-After` seconds is served — not the end of a fixed window, which would hold a busy agent up to `ttl`.
+ * `totalHits` is the requests spent from the bucket (its `limit` minus the whole tokens left). `blockDuration` is
+ * not used. No timer per key — the package's own `ThrottlerStorageService` arms one per key and per hit — so memory
+ * is bounded by the keys seen in the last `ttl` (a bucket untouched for `ttl` is full, the same as no bucket): those
+ * are swept every minute on `@nestjs/schedule`, and at once whenever the map has doubled since the last sweep.
  */
 @Injectable()
 export class InstanceThrottlerStorage implements ThrottlerStorage {
-  /** Per throttler name, each key's window. */
-  private readonly windows = new Map<string, Map<string, Window>>();
+  /** Per throttler name, each key's bucket. */
+  private readonly buckets = new Map<string, Map<string, Bucket>>();
   /** Keys held, over all throttlers. */
   private keys = 0;
   /** The lazy sweep runs when `keys` exceeds this. */
@@ -39,20 +42,24 @@ export class InstanceThrottlerStorage implements ThrottlerStorage {
 
   increment(key: string, ttl: number, limit: number, _blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
     const now = this.clock.now();
-    let byKey = this.windows.get(throttlerName);
-    if (!byKey) this.windows.set(throttlerName, (byKey = new Map()));
-    let window = byKey.get(key);
-    if (!window) {
+    let byKey = this.buckets.get(throttlerName);
+    if (!byKey) this.buckets.set(throttlerName, (byKey = new Map()));
+    let bucket = byKey.get(key);
+    if (!bucket) {
       if (++this.keys > this.sweepAbove) this.sweep(now);
-      byKey.set(key, (window = { hits: 0, endsAt: now + ttl }));
-    } else if (window.endsAt <= now) {
-      window.hits = 0;
-      window.endsAt = now + ttl;
+      byKey.set(key, (bucket = { tokens: limit, at: now, ttl }));
+    } else {
+      bucket.tokens = Math.min(limit, bucket.tokens + ((now - bucket.at) * limit) / ttl);
+      bucket.at = now;
+      bucket.ttl = ttl;
     }
-    const left = seconds(window.endsAt - now);
-    if (window.hits >= limit) return Promise.resolve({ totalHits: window.hits + 1, timeToExpire: left, isBlocked: true, timeToBlockExpire: left });
-    window.hits++;
-    return Promise.resolve({ totalHits: window.hits, timeToExpire: left, isBlocked: false, timeToBlockExpire: 0 });
+    const perToken = limit > 0 ? ttl / limit : Infinity;
+    if (bucket.tokens >= 1 - EPSILON) {
+      bucket.tokens -= 1;
+      return Promise.resolve({ totalHits: limit - Math.floor(bucket.tokens + EPSILON), timeToExpire: toSeconds((limit - bucket.tokens) * perToken), isBlocked: false, timeToBlockExpire: 0 });
+    }
+    const wait = limit > 0 ? toSeconds((1 - bucket.tokens) * perToken) : toSeconds(ttl);
+    return Promise.resolve({ totalHits: limit + 1, timeToExpire: wait, isBlocked: true, timeToBlockExpire: wait });
   }
 
   /** Keys held now (tests, metrics). */
@@ -60,13 +67,13 @@ export class InstanceThrottlerStorage implements ThrottlerStorage {
     return this.keys;
   }
 
-  /** Drops every ended window; the next sweep comes when the map has doubled from what is left. */
+  /** Drops every bucket that is full again (untouched for its `ttl`); the next lazy sweep comes when the map has doubled. */
   @Interval('throttle-instance-sweep', 60_000)
   sweep(now: number = this.clock.now()): void {
     // The per-throttler maps stay (one per throttler name, a fixed few).
-    for (const byKey of this.windows.values()) {
-      for (const [key, window] of byKey) {
-        if (window.endsAt <= now) {
+    for (const byKey of this.buckets.values()) {
+      for (const [key, bucket] of byKey) {
+        if (now - bucket.at >= bucket.ttl) {
           byKey.delete(key);
           this.keys--;
         }
@@ -74,4 +81,9 @@ export class InstanceThrottlerStorage implements ThrottlerStorage {
     }
     this.sweepAbove = Math.max(MIN_SWEEP_SIZE, this.keys * 2);
   }
+}
+
+/** Throttler storage records are in whole seconds, at least 1. */
+function toSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000 - EPSILON));
 }

@@ -9,7 +9,7 @@ import { ThrottlerStorageRouter } from './throttler-storage.router.js';
 /** A named `@nestjs/throttler` throttler and where it counts. */
 export interface AppThrottler extends ThrottlerOptions {
   name: string;
-  /** `shared`: all instances together, in PostgreSQL (a sliding window); `instance`: this process's memory (a fixed window). */
+  /** `shared`: all instances together, in PostgreSQL (a sliding window); `instance`: this process's memory (a token bucket). */
   store: 'shared' | 'instance';
 }
 
