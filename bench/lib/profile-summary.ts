@@ -56,7 +56,7 @@ const AREAS: Array<[string, RegExp]> = [
  * their time goes to the code that called them — pg's socket writes to the database driver, JSON.stringify to
  * whoever serializes. Time with no matching frame on its stack goes to a fallback by its own frame's URL.
  */
-const STAGES: Array<[string, (fn: string, url: string) => boolean]> = [
+export const STAGES: Array<[string, (fn: string, url: string) => boolean]> = [
   ['GC', (fn) => fn === '(garbage collector)'],
   ['V8/libuv outside JS (program)', (fn) => fn === '(program)'],
   ['logging (pino, request log)', (_, u) => /node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format|on-exit-leak-free)|\/src\/shared\/logging\/|request-logging\.middleware/.test(u)],
