@@ -1,7 +1,7 @@
 import { World, type WorldAgent } from '../utils/world.js';
 
 /**
- * The exact bytes of svc_get_task and svc_update_task answers, in both protocol eras (tools.md §1.1): the raw HTTP
+ * The exact bytes of svc_get_task and svc_update_task answers, in both protocol eras (docs/tool-conventions.md §1.1): the raw HTTP
  * body is compared, as a string, with one built here from a canonical record written out field by field — not from
  * the product's own mapping — so a change to how the endpoint, the tool pipeline or the record is serialized that
  * moves a single byte fails. The task is seeded with every part of a record (assignee, criteria with a self-check,
