@@ -1,5 +1,5 @@
 /**
- * `npm run bench:bus-interest` — what each instance receives from NATS when subscriptions follow interest (platform.md
+ * `npm run bench:bus-interest` — what each instance receives from NATS when subscriptions follow interest (docs/platform.md
  * §7; docs/deploy.md "What an instance subscribes to"), side by side with the broadcast it replaced, in one run.
  *
  * Per phase ("before": another build of the service, BENCH_BEFORE_DIR=<checkout>/dist-bench/bench, skipped when

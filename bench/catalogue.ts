@@ -1,5 +1,5 @@
 /**
- * `npm run bench:catalogue` — the size of the tool catalogue in cl100k tokens per agent preset (tools.md §1.5), from
+ * `npm run bench:catalogue` — the size of the tool catalogue in cl100k tokens per agent preset (docs/tool-conventions.md §1.5), from
  * the real `tools/list` answer of an agent of each preset: `counted` (each tool's name, title, description and
  * inputSchema as one JSON list — what the budget covers) and `whole` (the whole JSON-RPC answer, annotations and
  * output schemas included). Prints a table, then one JSON line with every figure (BENCHMARKS.md "Tool catalogue size").

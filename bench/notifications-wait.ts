@@ -1,6 +1,6 @@
 /**
  * `npm run bench:notifications:wait` (also the second half of `npm run bench:notifications`) — an agent's inbox by
- * polling versus long-polling (notifications.md §2.0), with 1,000,000 notifications in the database: 100 agents of one
+ * polling versus long-polling (docs/notifications.md §2.0), with 1,000,000 notifications in the database: 100 agents of one
  * company × 10,000 rows each (positions 1..10,000 per agent), filled with generate_series in a scratch database.
  *
  * Two service instances in child processes share the database and a NATS server (a subject prefix of their own):

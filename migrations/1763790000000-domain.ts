@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Every domain table of domain.md §2.6–2.21. Enums are constrained text; `priority_rank` sorts priorities. */
+/** Every domain table of docs/domain.md §2.6–2.21. Enums are constrained text; `priority_rank` sorts priorities. */
 export class Domain1763790000000 implements MigrationInterface {
   name = 'Domain1763790000000';
 

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Inbox reads without sorting, and a per-recipient inbox row for cheap polling (notifications.md §2).
+ * Inbox reads without sorting, and a per-recipient inbox row for cheap polling (docs/notifications.md §2).
  *
  * - The three partial indexes serve the list exactly in its order (`created_at DESC, uuid`): all non-archived rows,
  *   unread rows, and one project's rows. `company_uuid` is part of the key so the tenant filter every query carries

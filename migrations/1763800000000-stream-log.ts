@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Stream positions and the resume log (platform.md §6.2, §7).
+ * Stream positions and the resume log (docs/platform.md §6.2, §7).
  *
  * - `stream_head`: per stream (`c` change events per company, `n` notification frames per recipient) and key, the
  *   last position taken. A mutation takes its positions as its transaction's last statement (an upsert that adds

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The agent inbox (notifications.md §1, §2.0): deltas by position, snooze and the watermark read-all.
+ * The agent inbox (docs/notifications.md §1, §2.0): deltas by position, snooze and the watermark read-all.
  *
  * - `position`: the recipient's stream position of the row's latest change (new, read, archive, snooze, unarchive,
  *   wake-up), taken in the changing transaction; a delta is the rows with `position > after`, read off

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * OAuth for the tool endpoint (platform.md §2.5), all state in PostgreSQL so a flow may cross instances:
+ * OAuth for the tool endpoint (docs/platform.md §2.5), all state in PostgreSQL so a flow may cross instances:
  *
  * - `oauth_payload`: the authorization server's records (clients, sessions, interactions, grants, codes, access and
  *   refresh tokens), one row per record and kind; token values are stored as their SHA-256 only. `grant_id` lets a

@@ -2,7 +2,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 
 /**
  * The size of a `tools/list` answer in cl100k tokens, the two ways BENCHMARKS.md "Tool catalogue size" records it:
- * `counted` is what tools.md §1.5 budgets — each listed tool's `name`, `title`, `description` and `inputSchema`, as one
+ * `counted` is what docs/tool-conventions.md §1.5 budgets — each listed tool's `name`, `title`, `description` and `inputSchema`, as one
  * JSON list (annotations and output schemas are not counted); `whole` is the whole JSON-RPC answer body as sent.
  */
 export const TOKEN_BUDGETS = { developer_agent: 7000, pm_agent: 11000, admin_agent: 12000 } as const;
@@ -16,7 +16,7 @@ export interface ListedTool {
   inputSchema: unknown;
 }
 
-/** The part of a tools/list answer that hosts hand the model (tools.md §1.5), serialized as one JSON list. */
+/** The part of a tools/list answer that hosts hand the model (docs/tool-conventions.md §1.5), serialized as one JSON list. */
 export function countedJson(tools: readonly ListedTool[]): string {
   return JSON.stringify(tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema })));
 }

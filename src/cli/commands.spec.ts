@@ -44,7 +44,7 @@ describe('CLI argument parsing', () => {
     expect(parseCommand(['mcp', 'tools', '--url', 'http://x', '--key', 'k']).command).toMatchObject({ database: false });
   });
 
-  it('lists every command of platform.md §10 in the usage text', () => {
+  it('lists every command of docs/platform.md §10 in the usage text', () => {
     for (const line of [
       'company create --name <n>',
       'user create --company <uuid> --email <e> --name <n> --password <p>',

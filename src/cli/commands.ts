@@ -6,7 +6,7 @@ import { OAUTH_COMMANDS } from './oauth.command.js';
 import { MCP_COMMANDS } from './mcp.command.js';
 import { MIGRATION_COMMANDS } from './migration.command.js';
 
-/** Every admin command of platform.md §10, the migration commands behind `npm run migration:*` and the tool client. */
+/** Every admin command of docs/platform.md §10, the migration commands behind `npm run migration:*` and the tool client. */
 const COMMANDS: CliCommand[] = [...IDENTITY_COMMANDS, ...OAUTH_COMMANDS, DEMO_SEED_COMMAND, ...MIGRATION_COMMANDS, ...MCP_COMMANDS];
 
 export function usage(): string {

@@ -9,7 +9,7 @@ import { identityServices } from './cli-services.js';
 import { AcceptanceCriterionEntity, CompanyEntity, IdeaEntity, ProjectEntity, TaskDependencyEntity, TaskEntity } from '../entities.js';
 
 /**
- * `demo seed` (platform.md §10). Identity goes through the real services; the project content is inserted as rows in
+ * `demo seed` (docs/platform.md §10). Identity goes through the real services; the project content is inserted as rows in
  * one transaction because the domain services are built in parallel — switch this file to them once they exist.
  */
 export const DEMO_EMAIL = 'demo@example.com';

@@ -2,7 +2,7 @@ import { ValidationError } from '../shared/errors/app-error.js';
 import { list, optionalStr, str, uuidOf, type CliCommand } from './cli-command.js';
 import { identityServices } from './cli-services.js';
 
-/** Companies, users, agents and keys exist for the operator only through these (platform.md §10). */
+/** Companies, users, agents and keys exist for the operator only through these (docs/platform.md §10). */
 export const IDENTITY_COMMANDS: CliCommand[] = [
   {
     path: ['company', 'create'],

@@ -1,5 +1,5 @@
 /**
- * Admin CLI (platform.md §10). Success: one JSON object on stdout, exit 0. Failure: `{"error":{code,message}}` on
+ * Admin CLI (docs/platform.md §10). Success: one JSON object on stdout, exit 0. Failure: `{"error":{code,message}}` on
  * stderr, exit 1. Usage error: a message and the usage text on stderr, exit 2.
  */
 import 'reflect-metadata';

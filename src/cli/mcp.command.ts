@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { list, optionalStr, ReportedError, str, UsageError, type CliCommand, type OptionValues } from './cli-command.js';
 
 /**
- * The tool client (platform.md §4: "a command-line client uses the same key and endpoint"): the official SDK client
+ * The tool client (docs/platform.md §4: "a command-line client uses the same key and endpoint"): the official SDK client
  * (v2) over Streamable HTTP, pinned to the current protocol, 2026-07-28, and configured like an `http` server entry —
  * endpoint URL, `Authorization` and optional scoping headers. It talks to a running service and never opens a
  * database.
@@ -102,7 +102,7 @@ interface TextContent {
   text?: string;
 }
 
-/** Tool results are JSON text (tools.md §1.1); anything else is shown as the raw content. */
+/** Tool results are JSON text (docs/tool-conventions.md §1.1); anything else is shown as the raw content. */
 function parseContent(content: TextContent[]): Record<string, unknown> {
   const text = content.length === 1 && content[0].type === 'text' ? content[0].text : undefined;
   if (text !== undefined) {

@@ -1,7 +1,7 @@
 import { str, uuidOf, type CliCommand } from './cli-command.js';
 import { grantServices } from './cli-services.js';
 
-/** The operator's view of OAuth grants (platform.md §2.5): list an agent's, revoke one (its tokens stop at once). */
+/** The operator's view of OAuth grants (docs/platform.md §2.5): list an agent's, revoke one (its tokens stop at once). */
 export const OAUTH_COMMANDS: CliCommand[] = [
   {
     path: ['agent', 'grants'],

@@ -12,7 +12,7 @@ function configError(env: Record<string, string>): ConfigError {
 }
 
 describe('loadConfig', () => {
-  it('applies the defaults of platform.md §1 to an empty environment', () => {
+  it('applies the defaults of docs/platform.md §1 to an empty environment', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 3000,

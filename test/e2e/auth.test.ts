@@ -211,7 +211,7 @@ describe('browser authentication (e2e)', () => {
       expect(res.headers.get('access-control-allow-headers')).toBe('Content-Type, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID');
       expect(res.headers.get('vary')).toMatch(/Origin/);
       expect(res.text).toBe('');
-      // The tool endpoint's preflight follows the same rule (platform.md §2.2), not its 405.
+      // The tool endpoint's preflight follows the same rule (docs/platform.md §2.2), not its 405.
       const mcp = await http.request('OPTIONS', '/api/mcp', {
         headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-protocol-version, mcp-method, mcp-name' },
       });

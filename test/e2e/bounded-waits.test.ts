@@ -5,7 +5,7 @@ import { openRaw } from '../utils/sse.js';
 import { World } from '../utils/world.js';
 
 /**
- * Every wait on the database is bounded (platform.md §1: DB_STATEMENT_TIMEOUT_MS, REQUEST_TIMEOUT_MS). A table held
+ * Every wait on the database is bounded (docs/platform.md §1: DB_STATEMENT_TIMEOUT_MS, REQUEST_TIMEOUT_MS). A table held
  * under an exclusive lock by another session stands in for a database that does not answer: the service's statements
  * wait on it exactly as they would on a stalled server (the frozen-server case runs in test/system/faults-database).
  */

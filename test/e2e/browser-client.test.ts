@@ -8,8 +8,8 @@ import { HttpClient } from '../utils/http.js';
 import { World } from '../utils/world.js';
 
 /**
- * The shipped browser module (client/realtime.js) in headless Chromium against the real service (platform.md §8 last
- * bullet, §6.2 resume, notifications.md §3 ordering). The page and the module are served on one origin, a plain
+ * The shipped browser module (client/realtime.js) in headless Chromium against the real service (docs/platform.md §8 last
+ * bullet, §6.2 resume, docs/notifications.md §3 ordering). The page and the module are served on one origin, a plain
  * reverse proxy in front of the service (so a test can cut the streams' connections, as a restarting balancer would);
  * every event comes from a real REST mutation. `REALTIME_CLIENT=<path>` runs the suite against another copy of the
  * module (e.g. the previous one, to see the resume and ordering tests fail on it).
@@ -166,7 +166,7 @@ describe('browser client module in headless Chromium', () => {
     expect(res.status).toBe(201);
   };
 
-  /** B comments on A's idea: A gets a `new_notification` frame (notifications.md §4.1 comment_added). */
+  /** B comments on A's idea: A gets a `new_notification` frame (docs/notifications.md §4.1 comment_added). */
   const notifyA = async () => {
     const res = await other.post('/api/comments', { targetType: 'idea', targetUuid: ideaUuid, content: `Comment ${Date.now()}` });
     expect(res.status).toBe(201);

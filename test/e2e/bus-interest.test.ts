@@ -9,7 +9,7 @@ import { positionReader, type PositionReader } from '../utils/sse-positions.js';
 import { World } from '../utils/world.js';
 
 /**
- * Interest, not broadcast (platform.md §7; docs/deploy.md "What an instance subscribes to"): two instances on one
+ * Interest, not broadcast (docs/platform.md §7; docs/deploy.md "What an instance subscribes to"): two instances on one
  * database and a private nats-server whose monitoring endpoint shows each connection's subscriptions and the
  * messages the server sent it. The heartbeat is left at its default (30 s), so no audit repairs what a late
  * subscription would have lost: what the streams get, they got from the bus and the ordering of subscribe → head.

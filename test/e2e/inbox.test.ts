@@ -9,7 +9,7 @@ import { callTool } from '../utils/mcp-client.js';
 import { World, type WorldAgent } from '../utils/world.js';
 
 /**
- * The agent inbox (notifications.md §2.0) on two instances over a real nats-server and one real PostgreSQL: deltas by
+ * The agent inbox (docs/notifications.md §2.0) on two instances over a real nats-server and one real PostgreSQL: deltas by
  * position, waits that a change on the other instance wakes, cursor paging, the watermark read-all, snooze (woken
  * exactly once) and unarchive, and their limits and refusals. Notifications are caused the way users cause them: a
  * comment that @mentions the agent, posted through instance A.

@@ -7,7 +7,7 @@ import { mcpClient, mcpClientV1, rpc, type Negotiation } from '../utils/mcp-clie
 import { World } from '../utils/world.js';
 
 /**
- * Real clients of both protocol eras against the real endpoint (platform.md §4): the official TypeScript SDK v2
+ * Real clients of both protocol eras against the real endpoint (docs/platform.md §4): the official TypeScript SDK v2
  * client pinned to 2026-07-28, negotiating (`auto`) and in its default mode, the v1 SDK client, and the MCP
  * Inspector CLI as a child process.
  */

@@ -4,7 +4,7 @@ import { rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 
 /**
- * The tool endpoint's guards and transport MUSTs (platform.md §4, tools.md §1.5): Origin (DNS rebinding), protocol
+ * The tool endpoint's guards and transport MUSTs (docs/platform.md §4, docs/tool-conventions.md §1.5): Origin (DNS rebinding), protocol
  * version, 2026-07-28 header checks, cursors, the permission guard ahead of argument validation, the narrowing
  * headers, and the per-tool interceptor (log line and metrics through Nest's execution context).
  */

@@ -35,7 +35,7 @@ describe('tool endpoint transport (e2e)', () => {
     else if (header) headers.authorization = header;
     const res = await rpc(app.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
     expect(res.status).toBe(401);
-    // platform.md §2.5: the invalid_token error only when a credential was sent.
+    // docs/platform.md §2.5: the invalid_token error only when a credential was sent.
     expect(res.headers.get('www-authenticate')).toBe(
       header === undefined ? 'Bearer realm="svc"' : 'Bearer realm="svc", error="invalid_token", error_description="Missing or invalid API key"',
     );

@@ -19,7 +19,7 @@ async function until(what: string, cond: () => Promise<boolean>, timeoutMs = 15_
 }
 
 /**
- * The service started while its NATS server is down (platform.md §7): start-up completes, readiness reports the bus
+ * The service started while its NATS server is down (docs/platform.md §7): start-up completes, readiness reports the bus
  * down while mutations and local streams work, and once NATS comes up the bus connects on its own and relays both
  * ways with the body `{origin, payload}`.
  */

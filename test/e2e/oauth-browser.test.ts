@@ -11,7 +11,7 @@ import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { World } from '../utils/world.js';
 
 /**
- * The authorization flow's sign-in and consent pages (platform.md §2.5) in headless Chromium with JavaScript off: the
+ * The authorization flow's sign-in and consent pages (docs/platform.md §2.5) in headless Chromium with JavaScript off: the
  * official SDK client starts the flow, the browser signs in and consents through the plain forms, and the redirect
  * chain must reach the client's redirect_uri on another origin (a small local server here) with no CSP violation on
  * the way (the pages' policy has no `form-action`, which Chromium would apply to the whole redirect chain). The SDK

@@ -12,7 +12,7 @@ import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database.js';
 
 /**
- * OAuth client ID metadata documents (platform.md §2.5): an MCP host whose client_id is the https URL of its own
+ * OAuth client ID metadata documents (docs/platform.md §2.5): an MCP host whose client_id is the https URL of its own
  * metadata document, served here by a local TLS fixture (self-signed certificate for localhost). The authorization
  * server fetches it only from public addresses unless OAUTH_PRIVATE_CLIENT_METADATA=true; the fixture's certificate is
  * trusted through NODE_EXTRA_CA_CERTS, which Node reads at process start — so that service runs as a child process.

@@ -8,7 +8,7 @@ import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { World } from '../utils/world.js';
 
 /**
- * OAuth for the tool endpoint (platform.md §2.5) driven by a real third-party host: mcp-remote, the stdio proxy that
+ * OAuth for the tool endpoint (docs/platform.md §2.5) driven by a real third-party host: mcp-remote, the stdio proxy that
  * desktop MCP hosts run for remote servers. It discovers the authorization server from the 401, registers itself,
  * opens "the browser" (here $BROWSER: a script that signs in and consents through the service's forms and then calls
  * mcp-remote's local callback), exchanges the code and proxies stdio JSON-RPC to the endpoint with the token.

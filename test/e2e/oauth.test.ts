@@ -8,7 +8,7 @@ import { freePort } from '../../src/shared/database/embedded-postgres.js';
 import { World } from '../utils/world.js';
 
 /**
- * OAuth for the tool endpoint (platform.md §2.5) with the official MCP client SDK's OAuth flow against the running
+ * OAuth for the tool endpoint (docs/platform.md §2.5) with the official MCP client SDK's OAuth flow against the running
  * service: discovery from the 401, dynamic registration, PKCE, sign-in and consent through the server-rendered forms,
  * then tools as the chosen agent; keys beside it; the 401s of wrong, expired, revoked and foreign tokens.
  */

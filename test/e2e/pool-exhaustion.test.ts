@@ -7,7 +7,7 @@ import { World } from '../utils/world.js';
 /**
  * Overload found by `npm run bench:soak`: when every connection of the pool stays busy past the pool's connection
  * timeout, pg-pool fails the request with "timeout exceeded when trying to connect". That is the database being
- * unavailable to the request (platform.md §5: 503 SERVICE_UNAVAILABLE, Retry-After: 5; MCP: 503 -32003), not an
+ * unavailable to the request (docs/platform.md §5: 503 SERVICE_UNAVAILABLE, Retry-After: 5; MCP: 503 -32003), not an
  * internal error (500 with a stack-logged errorId).
  */
 describe('database pool exhausted (e2e)', () => {

@@ -78,7 +78,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
     expect(raw.headers['x-accel-buffering']).toBe('no');
     expect(raw.headers['content-encoding']).toBeUndefined();
     await raw.waitForText(': heartbeat\n\n', 3000);
-    // Nest's SSE stream writes one blank line before the first block (allowed by platform.md §6.2); then the connect
+    // Nest's SSE stream writes one blank line before the first block (allowed by docs/platform.md §6.2); then the connect
     // block: the company's current head and this stream's retry, between SSE_RETRY_MS (3000) and twice it.
     const blocks = raw.body().replace(/^\n/, '').split('\n\n');
     expect(blocks[0]).toBe(': connected');
@@ -132,7 +132,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
     await raw.waitForText(e.entityUuid);
     raw.close();
     const block = raw.body().split('\n\n').find((b) => b.includes('data: '))!;
-    // The id is the company's stream position (platform.md §6.2): `<epoch>-<n>`.
+    // The id is the company's stream position (docs/platform.md §6.2): `<epoch>-<n>`.
     expect(position).toMatch(/^[0-9a-z]+-\d+$/);
     expect(block.replace(/^\n+/, '')).toBe(`id: ${position}\ndata: ${JSON.stringify(e)}`);
   });

@@ -3,7 +3,7 @@ import { ev } from '../utils/change-events.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
 import { createRestCast, expectError, expectInvalid, expectRefused, type RestCast, withEvents } from '../utils/rest-world.js';
 
-/** Document routes of platform.md §9 over a running app, events read from a real EventSource. */
+/** Document routes of docs/platform.md §9 over a running app, events read from a real EventSource. */
 describe('REST documents (e2e)', () => {
   let w: RestCast;
   let n = 0;

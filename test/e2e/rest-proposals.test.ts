@@ -4,7 +4,7 @@ import { ev } from '../utils/change-events.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
 import { createRestCast, expectError, expectInvalid, expectRefused, type RestCast, withEvents } from '../utils/rest-world.js';
 
-/** Proposal routes of platform.md §9 (and the proposal report) over a running app, events read from a real EventSource. */
+/** Proposal routes of docs/platform.md §9 (and the proposal report) over a running app, events read from a real EventSource. */
 describe('REST proposals (e2e)', () => {
   let w: RestCast;
   let n = 0;

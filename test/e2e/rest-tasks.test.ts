@@ -5,7 +5,7 @@ import { ev } from '../utils/change-events.js';
 import { createRestCast, expectError, expectInvalid, expectRefused, type RestCast, withEvents } from '../utils/rest-world.js';
 import { ProposalEntity } from '../../src/entities.js';
 
-/** Task routes of platform.md §9 over a running app, with change events read from a real EventSource. */
+/** Task routes of docs/platform.md §9 over a running app, with change events read from a real EventSource. */
 describe('REST tasks (e2e)', () => {
   let w: RestCast;
   let n = 0;
@@ -192,7 +192,7 @@ describe('REST tasks (e2e)', () => {
     });
 
     it('lists available (open, prerequisites resolved) and unblocked (open or assigned, prerequisites resolved) tasks', async () => {
-      // medium waits for the open low: not available (tools.md §5.1, same operation as svc_get_available_tasks).
+      // medium waits for the open low: not available (docs/tool-conventions.md §5.1, same operation as svc_get_available_tasks).
       expect(data(await list('', 'tasks/available'))).toMatchObject({ total: 2 });
       expect(uuids(await list('', 'tasks/available'))).toEqual([t.linked.uuid, t.low.uuid]);
       expect(uuids(await list(`?proposalUuids=${proposalUuid}`, 'tasks/available'))).toEqual([t.linked.uuid]);
@@ -272,7 +272,7 @@ describe('REST tasks (e2e)', () => {
       const blocked = await taskIn('assigned', w.alice, { dependsOnTaskUuids: [x.uuid] });
       const res = await expectRefused(w, () => w.alice.patch(`/api/tasks/${blocked.uuid}`, { status: 'in_progress', title: 'Not applied' }), 409, 'BLOCKED', 'Cannot move to in_progress: 1 prerequisite(s) not done or closed', read(blocked.uuid));
       expect(res.body.error.blockers).toEqual([expect.objectContaining({ uuid: x.uuid, title: x.title, status: 'open' })]);
-      // The same hints as the tool (platform.md §5: same extra fields).
+      // The same hints as the tool (docs/platform.md §5: same extra fields).
       expect(res.body.error.hints).toEqual([expect.stringContaining(`(${x.uuid}) is open`), expect.stringContaining('svc_get_task')]);
     });
 

@@ -28,7 +28,7 @@ function blocks(raw: RawStream): Array<Record<string, string>> {
 }
 const dataIds = (raw: RawStream) => blocks(raw).filter((b) => b.data !== undefined && b.event === undefined).map((b) => b.id);
 
-describe('resumable streams (platform.md §6.2): positions, Last-Event-ID, reset, session binding, caps', () => {
+describe('resumable streams (docs/platform.md §6.2): positions, Last-Event-ID, reset, session binding, caps', () => {
   let app: World;
   let companyUuid: string;
   let http: HttpClient;

@@ -255,7 +255,7 @@ function restCases(A: Tenant, B: Tenant): RestCase[] {
     { route: 'GET /api/tasks/{uuid}', params: { uuid: A.taskUuid.toUpperCase() }, expect: nf },
     { route: 'PATCH /api/tasks/{uuid}', params: { uuid: A.manualTaskUuid }, body: { title: 'B renamed' }, expect: nf },
     { route: 'PATCH /api/tasks/{uuid}', params: { uuid: B.manualTaskUuid }, body: { addDependsOn: [A.taskUuid] }, expect: nf },
-    // Removing a missing edge is a no-op (domain.md §6.4): an A task is never an edge of B's task.
+    // Removing a missing edge is a no-op (docs/domain.md §6.4): an A task is never an edge of B's task.
     { route: 'PATCH /api/tasks/{uuid}', params: { uuid: B.manualTaskUuid }, body: { removeDependsOn: [A.taskUuid] }, expect: 'own' },
     { route: 'DELETE /api/tasks/{uuid}', params: { uuid: A.manualTaskUuid }, expect: nf },
     { route: 'POST /api/tasks/{uuid}/claim', params: { uuid: A.manualTaskUuid }, expect: nf },
@@ -302,7 +302,7 @@ function restCases(A: Tenant, B: Tenant): RestCase[] {
     { route: 'PATCH /api/proposals/{uuid}/document-drafts/{draftUuid}', params: { uuid: A.draftProposalUuid, draftUuid: A.docDraftUuid }, body: { title: 'B' }, expect: nf },
     { route: 'PATCH /api/proposals/{uuid}/document-drafts/{draftUuid}', params: { uuid: B.draftProposalUuid, draftUuid: A.docDraftUuid }, body: { title: 'B' }, expect: nf },
     { route: 'DELETE /api/proposals/{uuid}/document-drafts/{draftUuid}', params: { uuid: A.draftProposalUuid, draftUuid: A.docDraftUuid }, expect: nf },
-    // Removing an absent draft succeeds unchanged (tools.md §5.6): A's draft is absent from B's proposal.
+    // Removing an absent draft succeeds unchanged (docs/tool-conventions.md §5.6): A's draft is absent from B's proposal.
     { route: 'DELETE /api/proposals/{uuid}/document-drafts/{draftUuid}', params: { uuid: B.draftProposalUuid, draftUuid: A.docDraftUuid }, expect: 'own' },
     { route: 'POST /api/proposals/{uuid}/task-drafts', params: { uuid: A.draftProposalUuid }, body: { title: 'B task', acceptanceCriteriaItems: crit }, expect: nf },
     {

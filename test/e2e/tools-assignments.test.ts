@@ -7,7 +7,7 @@ import { RESULT_CAP_BYTES } from '../../src/modules/tool-kit/tool-result.js';
 import { McpWorld, sortedKeys, type McpAgent } from '../utils/mcp-world.js';
 import { userActor } from '../utils/world.js';
 
-/** svc_get_my_assignments (tools.md §2, §3) through the official SDK client, with the scoping headers. */
+/** svc_get_my_assignments (docs/tool-conventions.md §2, §3) through the official SDK client, with the scoping headers. */
 describe('svc_get_my_assignments (e2e)', () => {
   let w: McpWorld;
   let ideas: IdeaService;
@@ -73,7 +73,7 @@ describe('svc_get_my_assignments (e2e)', () => {
   }, 60_000);
   afterAll(() => w.close());
 
-  it('returns both trackers across every project without headers, shaped and ordered per tools.md §3', async () => {
+  it('returns both trackers across every project without headers, shaped and ordered per docs/tool-conventions.md §3', async () => {
     const r = await assignments(me);
     expect(sortedKeys(r)).toEqual(['ideaTracker', 'taskTracker']);
     // Keys follow each project's first row: ideas by latest update, tasks by priority then latest assignment.

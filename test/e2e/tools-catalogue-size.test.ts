@@ -3,11 +3,11 @@ import { rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 
 /**
- * tools.md §1.5: what hosts hand the model — each listed tool's name, title, description and inputSchema as JSON,
+ * docs/tool-conventions.md §1.5: what hosts hand the model — each listed tool's name, title, description and inputSchema as JSON,
  * counted with the cl100k tokenizer over the whole list — stays within each preset's budget. Measured on the real
  * `tools/list` answer of an agent of each preset (`npm run bench:catalogue` prints the same figures).
  */
-describe('tool catalogue token budget (tools.md §1.5, e2e)', () => {
+describe('tool catalogue token budget (docs/tool-conventions.md §1.5, e2e)', () => {
   let app: World;
   const sizes = new Map<string, CatalogueSize>();
 

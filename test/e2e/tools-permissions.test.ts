@@ -7,7 +7,7 @@ import { World } from '../utils/world.js';
 import { CATALOGUE, DESCRIPTIONS, GATED, PRESET_BITS, PUBLIC_TOOLS, SESSION_TOOLS, type Hint } from '../utils/tool-contract.js';
 
 /**
- * The permission matrix (tools.md §4, service-spec.md "Gated tools"): every expectation is computed from the contract
+ * The permission matrix (docs/tool-conventions.md §4–5: each gated tool and its one permission): every expectation is computed from the contract
  * tables in test/utils/tool-contract.ts, never from the implementation's own catalogue.
  */
 const ORDER = CATALOGUE.flatMap((s) => s.tools.map(([name]) => name));
@@ -114,11 +114,11 @@ describe('tool permission matrix (e2e, official SDK client)', () => {
     }
   });
 
-  it('describes every listed tool per tools.md §1.3 and §6: exact description (≤ 2 sentences, no lists), closed schema, five annotations', async () => {
+  it('describes every listed tool per docs/tool-conventions.md §1.3 and §6: exact description (≤ 2 sentences, no lists), closed schema, five annotations', async () => {
     const problems: string[] = [];
     for (const t of await list(keys.get('admin_agent')!)) {
       const d = t.description ?? '';
-      if (d !== DESCRIPTIONS[t.name]) problems.push(`${t.name}: description differs from tools.md §6`);
+      if (d !== DESCRIPTIONS[t.name]) problems.push(`${t.name}: description differs from docs/tool-conventions.md §6`);
       if (sentences(d) < 1 || sentences(d) > 2) problems.push(`${t.name}: ${sentences(d)} sentences`);
       if (LIST_MARKUP.test(d) || d.includes('\n')) problems.push(`${t.name}: list markup or line breaks in the description`);
       if (t.inputSchema.type !== 'object') problems.push(`${t.name}: input schema is not an object`);

@@ -246,7 +246,7 @@ describe('proposal tools (e2e, official SDK client)', () => {
       expect(s).toMatchObject({ uuid: p.uuid, status: 'pending', submittedAt: expect.stringMatching(ISO), section: 'basic' });
       expect(w.takeEvents()).toEqual([change(w, 'proposal', p.uuid, 'updated')]);
       const err = await refusedUnchanged(w.pm, 'svc_pm_submit_proposal', { proposalUuid: p.uuid }, p.uuid, 'INVALID_STATE', 'Proposal is pending; submit requires draft');
-      // The hint names the review tools that move a pending proposal on (tools.md §1.5).
+      // The hint names the review tools that move a pending proposal on (docs/tool-conventions.md §1.5).
       expect(err.hints).toEqual([expect.stringMatching(/svc_admin_approve_proposal.*proposal:admin.*svc_pm_reject_proposal/)]);
     });
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { keysOf, McpWorld, SESSION_RECORD_KEYS, sortedKeys, TASK_SUMMARY_KEYS, type McpAgent } from '../utils/mcp-world.js';
 
-/** Session tools (tools.md §5.3) through the official SDK client over HTTP. */
+/** Session tools (docs/tool-conventions.md §5.3) through the official SDK client over HTTP. */
 describe('session tools (e2e)', () => {
   let w: McpWorld;
 
@@ -194,7 +194,7 @@ describe('session tools (e2e)', () => {
     it('reopens a closed session without events and refuses an active one', async () => {
       const s = await open(w.dev);
       await refused(w.dev, 'svc_reopen_session', { sessionUuid: s.uuid }, 'INVALID_STATE', 'Session is active; reopen requires closed', [s.uuid]);
-      // Nothing needs moving on: no hints field at all (tools.md §1.1).
+      // Nothing needs moving on: no hints field at all (docs/tool-conventions.md §1.1).
       expect(await w.refused(w.dev, 'svc_reopen_session', { sessionUuid: s.uuid }, 'INVALID_STATE')).toEqual({ code: 'INVALID_STATE', message: 'Session is active; reopen requires closed' });
       await w.ok(w.dev, 'svc_close_session', { sessionUuid: s.uuid });
       w.takeEvents();

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import { World, type WorldAgent } from '../utils/world.js';
 
 /**
- * tools.md §1.1: every read-only tool publishes an `outputSchema` and returns the same object as `structuredContent`
+ * docs/tool-conventions.md §1.1: every read-only tool publishes an `outputSchema` and returns the same object as `structuredContent`
  * next to its text item. Each one is called with valid arguments against seeded data through the official SDK client
  * (v1), which validates `structuredContent` against the listed `outputSchema` and throws on a mismatch; the result is
  * also checked here with Ajv, and must deep-equal the parsed text.
@@ -16,7 +16,7 @@ interface Listed {
   annotations?: { readOnlyHint?: boolean };
 }
 
-describe('structured output of the read-only tools (tools.md §1.1, e2e)', () => {
+describe('structured output of the read-only tools (docs/tool-conventions.md §1.1, e2e)', () => {
   let app: World;
   let admin: WorldAgent;
   let listed: Listed[];

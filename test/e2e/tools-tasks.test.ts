@@ -5,7 +5,7 @@ import { AgentRepository } from '../../src/modules/identity/agent.repository.js'
 import { CRITERION_KEYS, keysOf, McpWorld, sortedKeys, TASK_RECORD_KEYS, TASK_SUMMARY_KEYS, type McpAgent } from '../utils/mcp-world.js';
 import { reactionsEmitter } from '../utils/on-event.js';
 
-/** Task tools (tools.md §5.1, §5.2, §5.4, §5.6 assign, §5.8) through the official SDK client over HTTP. */
+/** Task tools (docs/tool-conventions.md §5.1, §5.2, §5.4, §5.6 assign, §5.8) through the official SDK client over HTTP. */
 describe('task tools (e2e)', () => {
   let w: McpWorld;
   const count = async (sql: string, params: unknown[] = []): Promise<number> => (await w.app.db.dataSource.query(sql, params))[0].n;
@@ -165,7 +165,7 @@ describe('task tools (e2e)', () => {
       await w.taskService.close(w.owner, { taskUuid: doneDep });
       w.takeEvents();
 
-      // `blocked` waits for an open prerequisite: left out, and not counted (tools.md §5.1).
+      // `blocked` waits for an open prerequisite: left out, and not counted (docs/tool-conventions.md §5.1).
       const available = await w.ok(w.dev, 'svc_get_available_tasks', { projectUuid: project });
       expect(new Set(available.tasks.map((t: { uuid: string }) => t.uuid))).toEqual(new Set([openDep, free, afterDone]));
       expect(available.total).toBe(3);
@@ -347,7 +347,7 @@ describe('task tools (e2e)', () => {
       const uuid = await w.taskIn('assigned', w.dev.actor);
       await w.refused(w.dev2, 'svc_update_task', { taskUuid: uuid, status: 'in_progress', title: 'Sneaky' }, 'FORBIDDEN', "Only the assignee can change this task's status", [uuid]);
       const early = await w.refused(w.dev, 'svc_update_task', { taskUuid: uuid, status: 'to_verify' }, 'INVALID_STATE', 'Task is assigned; submit requires in_progress', [uuid]);
-      // The refusal names the tool that moves the task on (tools.md §1.5).
+      // The refusal names the tool that moves the task on (docs/tool-conventions.md §1.5).
       expect(early).toEqual({ code: 'INVALID_STATE', message: 'Task is assigned; submit requires in_progress', hints: ['Start it first: svc_update_task with status in_progress (the assignee only)'] });
       const r = await w.ok(w.dev, 'svc_update_task', { taskUuid: uuid, status: 'in_progress' });
       expect(r.status).toBe('in_progress');
@@ -364,7 +364,7 @@ describe('task tools (e2e)', () => {
         prereq,
       ]);
       expect(err.blockers).toEqual([{ uuid: prereq, title: 'Prereq', status: 'open', assignee: null }]);
-      // hints name each prerequisite's next step and where to follow it (tools.md §1.5).
+      // hints name each prerequisite's next step and where to follow it (docs/tool-conventions.md §1.5).
       expect(Object.keys(err)).toEqual(['code', 'message', 'blockers', 'hints']);
       expect(err.hints).toEqual([
         `Prerequisite "Prereq" (${prereq}) is open: it needs an assignee (svc_claim_task, or svc_pm_assign_task)`,

@@ -19,7 +19,7 @@ const ROUTE_RUNS = Math.max(2, Math.ceil(FUZZ_RUNS / 10));
 
 /**
  * Documented writes of a successful read, left out of the "reads change nothing" check: the first read of a
- * recipient's preferences creates their default row (notifications.md §2).
+ * recipient's preferences creates their default row (docs/notifications.md §2).
  */
 const READ_SIDE_EFFECTS: Record<string, string[]> = { 'GET /api/notifications/preferences': ['notification_preference'] };
 /** What a refused request may write: a failed sign-in is counted (login throttling, docs/deploy.md "Abuse limits"). */

@@ -25,7 +25,7 @@ async function derived(ideaUuid: string, viewer: Actor = w.pm): Promise<DerivedS
 const idea = (state: IdeaState, opts: { parentUuid?: string; isContainer?: boolean } = {}) => w.f.idea(w.alice, projectUuid, { state, assignee: w.pm, ...opts });
 const minutesAgo = (n: number): Date => new Date(Date.now() - n * 60_000);
 
-describe('derived status on read (domain.md §4.2), every row', () => {
+describe('derived status on read (docs/domain.md §4.2), every row', () => {
   it('open -> todo; elaborating -> in_progress; pending_answers -> human_conduct_required; validating -> in_progress', async () => {
     expect(await derived((await idea('open')).uuid)).toBe('todo');
     expect(await derived((await idea('elaborating')).uuid)).toBe('in_progress');

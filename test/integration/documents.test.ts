@@ -5,7 +5,7 @@ import { CommentEntity, DocumentEntity, IdeaEntity, ProposalEntity } from '../..
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-describe('documents (tools.md §5.7)', () => {
+describe('documents (docs/tool-conventions.md §5.7)', () => {
   let world: World;
   let db: TestDatabase;
   let w: ProposalWorld;
@@ -112,7 +112,7 @@ describe('documents (tools.md §5.7)', () => {
       const all = await w.documents.list(w.user, { projectUuid: project.uuid });
       expect(Object.keys(all)).toEqual(['documents', 'page', 'pageSize', 'total']);
       expect(all).toMatchObject({ page: 1, pageSize: 20, total: 3 });
-      // Exactly the list shape of tools.md §1.2: no paging internals (offset) leak out.
+      // Exactly the list shape of docs/tool-conventions.md §1.2: no paging internals (offset) leak out.
       expect(Object.keys(all).sort()).toEqual(['documents', 'page', 'pageSize', 'total']);
       expect(all.documents.map((d) => d.uuid)).toEqual([a.uuid, c.uuid, b.uuid]);
       expect(all.documents[0]).not.toHaveProperty('content');

@@ -21,7 +21,7 @@ function portOpen(port: number): Promise<boolean> {
 }
 
 /**
- * platform.md §1: without DATABASE_URL the service initialises an embedded PostgreSQL under DATA_DIR on first run,
+ * docs/platform.md §1: without DATABASE_URL the service initialises an embedded PostgreSQL under DATA_DIR on first run,
  * reuses it afterwards, and stops it on shutdown.
  */
 describe('embedded PostgreSQL start-up (integration)', () => {

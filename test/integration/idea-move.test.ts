@@ -18,7 +18,7 @@ const ev = (entityType: string, entityUuid: string, projectUuid: string): Record
 });
 const projectOf = async (table: string, uuid: string): Promise<string> => (await w.db.dataSource.query(`SELECT project_uuid FROM ${table} WHERE uuid = $1`, [uuid]))[0].project_uuid;
 
-describe('move (svc_move_idea, domain.md §8)', () => {
+describe('move (svc_move_idea, docs/domain.md §8)', () => {
   it('moves the subtree, the proposals naming it and their tasks and documents; detaches the root; events in both projects', async () => {
     const source = (await w.f.project(w.alice, { name: 'Source' })).uuid;
     const target = (await w.f.project(w.alice, { name: 'Target' })).uuid;

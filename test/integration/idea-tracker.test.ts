@@ -20,7 +20,7 @@ async function at(ideaUuid: string, minutesAgo: number): Promise<void> {
 }
 const uuidsOf = (tracker: Record<string, { ideas: Array<{ uuid: string }> }>): string[][] => Object.values(tracker).map((p) => p.ideas.map((i) => i.uuid));
 
-describe('IdeaTrackerService.tracker (tools.md §3)', () => {
+describe('IdeaTrackerService.tracker (docs/tool-conventions.md §3)', () => {
   let mine: Array<{ uuid: string; project: string }>;
   let ownerIdea: string;
 

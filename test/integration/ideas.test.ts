@@ -197,7 +197,7 @@ describe('edit (svc_edit_idea)', () => {
     expect((await w.activities(idea.uuid)).map((a) => a.action)).toEqual(['created']);
   });
 
-  it('refuses with the messages of tools.md and leaves everything unchanged', async () => {
+  it('refuses with the messages of docs/tool-conventions.md and leaves everything unchanged', async () => {
     const root = await w.f.idea(w.alice, projectUuid, { isContainer: true });
     const mid = await w.f.idea(w.alice, projectUuid, { parentUuid: root.uuid, isContainer: true });
     const leaf = await w.f.idea(w.alice, projectUuid, { parentUuid: mid.uuid });

@@ -30,7 +30,7 @@ async function outcome(p: Promise<unknown>): Promise<'ok' | { code: string; mess
 }
 
 /**
- * Login throttling of platform.md §2.1 against the real PostgreSQL counters (docs/deploy.md, "Abuse limits"): pair,
+ * Login throttling of docs/platform.md §2.1 against the real PostgreSQL counters (docs/deploy.md, "Abuse limits"): pair,
  * address and email limits over 15 minutes, the owner's address exempt from the email limit, a success clearing its
  * pair, identical answers for unknown emails — with a clock the tests move instead of sleeping.
  */

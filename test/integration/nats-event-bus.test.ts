@@ -16,7 +16,7 @@ const until = async (cond: () => boolean | Promise<boolean>, timeoutMs = 5000): 
   }
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** The company both buses of the first suite are interested in (a relay needs interest: platform.md §7). */
+/** The company both buses of the first suite are interested in (a relay needs interest: docs/platform.md §7). */
 const COMPANY = randomUUID();
 const event = (companyUuid = COMPANY): RealtimeEvent => ({ companyUuid, projectUuid: randomUUID(), entityType: 'idea', entityUuid: randomUUID(), action: 'created' });
 const silent = pino({ level: 'silent' });

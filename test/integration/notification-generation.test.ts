@@ -103,7 +103,7 @@ const assignedTask = async (assignee: Actor = helper, creator: Actor = alice, o:
   return t;
 };
 
-describe('categories and recipients (notifications.md §4.1–4.2)', () => {
+describe('categories and recipients (docs/notifications.md §4.1–4.2)', () => {
   it('task assigned → the new assignee only', async () => {
     const t = await f.task(project, who(alice), { title: 'Wire it' });
     await drive.act(dev, 'task', t, 'assigned', { patch: { assigneeType: 'agent', assigneeUuid: helper.uuid, status: 'assigned' } });
@@ -227,7 +227,7 @@ describe('categories and recipients (notifications.md §4.1–4.2)', () => {
   });
 });
 
-describe('filtering (notifications.md §4.3)', () => {
+describe('filtering (docs/notifications.md §4.3)', () => {
   it('never notifies the actor: a user acting on their own task notifies only the others', async () => {
     const t = await assignedTask(helper, alice);
     await drive.act(alice, 'task', t, 'status_changed', { value: { to: 'in_progress' } });
@@ -274,7 +274,7 @@ describe('filtering (notifications.md §4.3)', () => {
   });
 });
 
-describe('@mentions (notifications.md §5)', () => {
+describe('@mentions (docs/notifications.md §5)', () => {
   it('notifies valid targets of a comment: other company, archived agents, unknown uuids and the actor are ignored', async () => {
     const t = await f.task(project, who(alice), { title: 'Wire it' });
     const text = `Hey ${mention(carol)}, ${mention(outsider)} ${mention(ghost)} ${mention(dev)} @[Nobody](user:99999999-9999-4999-8999-999999999999) and ${mention(carol, 'again')} ${mention(helper)}`;
@@ -342,7 +342,7 @@ describe('@mentions (notifications.md §5)', () => {
   });
 });
 
-describe('batches and frames (notifications.md §3, §4.5)', () => {
+describe('batches and frames (docs/notifications.md §3, §4.5)', () => {
   it('one batch per mutation and one new_notification frame per recipient with its count after insert', async () => {
     // helper already has one unread and one read notification.
     const t0 = await assignedTask(helper, alice);

@@ -229,7 +229,7 @@ describe('preferences', () => {
   });
 });
 
-describe('agent-facing methods (notifications.md §7)', () => {
+describe('agent-facing methods (docs/notifications.md §7)', () => {
   it('svc_get_notifications: returns unread rows as fetched, then marks them read and counts after', async () => {
     const rows = await n.many(inbox(bot), 4, { projectUuid: P1 });
     await n.insert(inbox(bot), { readAt: new Date() });

@@ -5,7 +5,7 @@ import { IdentityFactory } from '../factories/identity.factory.js';
 import { userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
-describe('resolveProjectScope (tools.md §2) against PostgreSQL', () => {
+describe('resolveProjectScope (docs/tool-conventions.md §2) against PostgreSQL', () => {
   let world: World;
   let db: TestDatabase;
   let company: string;

@@ -7,7 +7,7 @@ import { AcceptanceCriterionEntity, CommentEntity, DocumentEntity, SessionTaskCh
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-describe('proposal approval and revocation (domain.md §5.3, §5.4)', () => {
+describe('proposal approval and revocation (docs/domain.md §5.3, §5.4)', () => {
   let world: World;
   let db: TestDatabase;
   let w: ProposalWorld;

@@ -1,7 +1,7 @@
 import { World } from '../utils/world.js';
 import { LONG_CONTENT, readyProposal, refused, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 
-describe('proposal drafts (tools.md §5.6)', () => {
+describe('proposal drafts (docs/tool-conventions.md §5.6)', () => {
   let world: World;
   let w: ProposalWorld;
 

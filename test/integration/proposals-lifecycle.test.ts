@@ -5,7 +5,7 @@ import { CommentEntity, DocumentEntity, ProposalEntity, ReferenceEntity, TaskEnt
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-describe('proposal lifecycle (domain.md §5.1)', () => {
+describe('proposal lifecycle (docs/domain.md §5.1)', () => {
   let world: World;
   let db: TestDatabase;
   let w: ProposalWorld;
@@ -196,7 +196,7 @@ describe('proposal lifecycle (domain.md §5.1)', () => {
       const all = await w.proposals.list(w.user, { projectUuid: project.uuid });
       expect(Object.keys(all)).toEqual(['proposals', 'page', 'pageSize', 'total']);
       expect(all).toMatchObject({ page: 1, pageSize: 20, total: 3 });
-      // Exactly the list shape of tools.md §1.2: no paging internals (offset) leak out.
+      // Exactly the list shape of docs/tool-conventions.md §1.2: no paging internals (offset) leak out.
       expect(Object.keys(all).sort()).toEqual(['page', 'pageSize', 'proposals', 'total']);
       expect(all.proposals.map((p) => p.uuid)).toEqual([made[2], made[1], made[0]]);
       expect(Object.keys(all.proposals[0])).toEqual([

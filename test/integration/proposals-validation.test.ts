@@ -3,8 +3,8 @@ import { World } from '../utils/world.js';
 import { readyProposal, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 import { DocumentEntity, IdeaEntity, ProposalEntity } from '../../src/entities.js';
 
-/** domain.md §5.2, rule by rule: what validate reports and whether submit refuses. */
-describe('proposal validation (domain.md §5.2)', () => {
+/** docs/domain.md §5.2, rule by rule: what validate reports and whether submit refuses. */
+describe('proposal validation (docs/domain.md §5.2)', () => {
   let world: World;
   let db: TestDatabase;
   let w: ProposalWorld;

@@ -3,7 +3,7 @@ import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.fa
 import { type Harness, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
-/** Agent sessions: the state machine of domain.md §7 and the session tools of tools.md §5.3. */
+/** Agent sessions: the state machine of docs/domain.md §7 and the session tools of docs/tool-conventions.md §5.3. */
 describe('agent sessions', () => {
   let world: World;
   let tdb: TestDatabase;

@@ -53,7 +53,7 @@ const OTHER_MESSAGES = [
   'Session is closed; heartbeat requires active',
 ];
 
-describe('state hints (tools.md §1.5)', () => {
+describe('state hints (docs/tool-conventions.md §1.5)', () => {
   it('gives every INVALID_STATE of the state machines and services a hint naming only catalogue tools', () => {
     const messages = [...stateMachineMessages(), ...OTHER_MESSAGES];
     expect(messages.length).toBeGreaterThan(40);

@@ -3,7 +3,7 @@ import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.fa
 import { type Harness, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
-/** The acceptance-criteria gate, self-check, verification marks and the reset rule (domain.md §6.3, §6.5). */
+/** The acceptance-criteria gate, self-check, verification marks and the reset rule (docs/domain.md §6.3, §6.5). */
 describe('task acceptance criteria', () => {
   let world: World;
   let tdb: TestDatabase;

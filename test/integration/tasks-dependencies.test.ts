@@ -3,7 +3,7 @@ import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.fa
 import { type Harness, textsOf, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
-/** svc_create_tasks, dependency edits (domain.md §6.4) and task deletion (§8). */
+/** svc_create_tasks, dependency edits (docs/domain.md §6.4) and task deletion (§8). */
 describe('task creation, dependencies and deletion', () => {
   let world: World;
   let tdb: TestDatabase;

@@ -3,7 +3,7 @@ import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.fa
 import { type Harness, textsOf, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
-/** svc_update_task field edits and named sessions, svc_report_work (tools.md §5.2, §5.4). */
+/** svc_update_task field edits and named sessions, svc_report_work (docs/tool-conventions.md §5.2, §5.4). */
 describe('task edits and work reports', () => {
   let world: World;
   let tdb: TestDatabase;

@@ -4,7 +4,7 @@ import { TaskFactory, type TaskWorld } from '../factories/task.factory.js';
 import { type Harness, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
-/** Listings, the TaskRecord shape of tools.md §5.9 and the task tracker of tools.md §3. */
+/** Listings, the TaskRecord shape of docs/tool-conventions.md §5.9 and the task tracker of docs/tool-conventions.md §3. */
 describe('task reads', () => {
   let world: World;
   let tdb: TestDatabase;

@@ -7,7 +7,7 @@ import { type Harness, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { reactionsEmitter } from '../utils/on-event.js';
 
-/** domain.md §6.1/§6.2: every transition row, its side effects and event, and every guard's refusal. */
+/** docs/domain.md §6.1/§6.2: every transition row, its side effects and event, and every guard's refusal. */
 describe('task transitions', () => {
   let world: World;
   let tdb: TestDatabase;

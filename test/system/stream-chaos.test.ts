@@ -15,7 +15,7 @@ import { World } from '../utils/world.js';
  * `eventsource` clients behind a proxy that cuts their sockets); a writer committing a few thousand ideas through
  * both instances; nats-server killed and restarted twice; client sockets cut at random throughout.
  *
- * Beside them, subscriptions come and go (platform.md §7, interest): a few other companies have only transient
+ * Beside them, subscriptions come and go (docs/platform.md §7, interest): a few other companies have only transient
  * streams, opened on a random instance — fresh or resuming — held a moment and closed, with pauses longer than the
  * (short) BUS_INTEREST_LINGER_MS, so each instance subscribes to and unsubscribes from their subjects again and
  * again while the writer commits in those companies too.

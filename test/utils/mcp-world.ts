@@ -178,7 +178,7 @@ export class McpWorld {
   }
 }
 
-/** Field sets of tools.md §5.9. */
+/** Field sets of docs/tool-conventions.md §5.9. */
 export const TASK_SUMMARY_KEYS = ['uuid', 'projectUuid', 'proposalUuid', 'title', 'status', 'priority', 'storyPoints', 'assignee', 'acceptance', 'createdAt', 'updatedAt'];
 export const TASK_RECORD_KEYS = [
   ...TASK_SUMMARY_KEYS,

@@ -4,14 +4,14 @@
  * computes its expectations from these tables checks the implementation against the spec, not against itself.
  */
 
-/** tools.md §4.1 / service-spec.md "Authentication": the bits of each preset. */
+/** docs/tool-conventions.md §4.1: the bits of each preset. */
 export const PRESET_BITS: Record<string, readonly string[]> = {
   developer_agent: ['idea:read', 'proposal:read', 'document:read', 'task:read', 'project:read', 'task:write'],
   pm_agent: ['idea:read', 'proposal:read', 'document:read', 'task:read', 'project:read', 'idea:write', 'proposal:write', 'document:write', 'task:write', 'project:write'],
   admin_agent: ['idea', 'proposal', 'document', 'task', 'project'].flatMap((r) => [`${r}:read`, `${r}:write`, `${r}:admin`]),
 };
 
-/** service-spec.md "Gated tools and their single required permission". */
+/** docs/tool-conventions.md §5.4–5.8: each gated tool and its single required permission. */
 export const GATED: Record<string, readonly string[]> = {
   'idea:write': ['svc_claim_idea', 'svc_release_idea', 'svc_move_idea', 'svc_pm_create_idea', 'svc_edit_idea', 'svc_pm_start_elaboration', 'svc_pm_skip_elaboration'],
   'idea:admin': ['svc_pm_validate_elaboration', 'svc_admin_delete_idea'],
@@ -24,10 +24,10 @@ export const GATED: Record<string, readonly string[]> = {
   'project:write': ['svc_admin_create_project', 'svc_admin_create_project_group', 'svc_admin_update_project_group', 'svc_admin_delete_project_group', 'svc_admin_move_project_to_group'],
 };
 
-/** service-spec.md "Tool catalogue by category", Session row. */
+/** docs/tool-conventions.md §5.3: the session tools. */
 export const SESSION_TOOLS: readonly string[] = ['svc_create_session', 'svc_session_checkin_task', 'svc_session_checkout_task', 'svc_session_heartbeat', 'svc_close_session', 'svc_reopen_session', 'svc_list_sessions', 'svc_get_session'];
 
-/** tools.md §5.1 and §5.2: public tools (no gate, always listed). */
+/** docs/tool-conventions.md §5.1 and §5.2: public tools (no gate, always listed). */
 export const PUBLIC_TOOLS: readonly string[] = [
   'svc_checkin', 'svc_get_my_assignments', 'svc_list_projects', 'svc_get_project',
   'svc_get_ideas', 'svc_get_idea', 'svc_get_available_ideas', 'svc_get_documents',
@@ -41,7 +41,7 @@ export const PUBLIC_TOOLS: readonly string[] = [
 
 export type Hint = 'R' | 'W' | 'WI' | 'D';
 
-/** tools.md §5 tables in order (the `tools/list` order, §1.3), each tool with its H code. */
+/** docs/tool-conventions.md §5 tables in order (the `tools/list` order, §1.3), each tool with its H code. */
 export const CATALOGUE: ReadonlyArray<{ section: string; tools: ReadonlyArray<[string, Hint]> }> = [
   {
     section: '§5.1 public reads',
@@ -169,7 +169,7 @@ export const CATALOGUE: ReadonlyArray<{ section: string; tools: ReadonlyArray<[s
   },
 ];
 
-/** tools.md §6: the exact descriptions. */
+/** docs/tool-conventions.md §6: the exact descriptions. */
 export const DESCRIPTIONS: Record<string, string> = {
   svc_checkin: "Start here: returns your identity, permissions, your ten most recently updated ideas and your unread notifications (the ones listed are marked read). Call svc_get_my_assignments next for your full trackers.",
   svc_get_my_assignments: "Returns your ideas and your unfinished tasks grouped by project, limited by the scoping headers. Open a task with svc_get_task or find new work with svc_get_available_tasks.",

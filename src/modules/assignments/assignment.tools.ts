@@ -8,7 +8,7 @@ import { MyAssignmentsDto } from './dto/assignments.dto.js';
 import { resolveScope } from './project-scope.js';
 
 /**
- * svc_get_my_assignments (tools.md §3): both trackers inside the scope of the request's headers. It lives in its
+ * svc_get_my_assignments (docs/tool-conventions.md §3): both trackers inside the scope of the request's headers. It lives in its
  * own module because it spans ideas and tasks, and the tools module cannot import those: their tool providers
  * import the tools module (an import cycle).
  */

@@ -14,7 +14,7 @@ export interface CheckinResult {
   notifications: { unread: number; recent: CheckinNotification[] };
 }
 
-/** svc_checkin (tools.md §5.1): identity, the capped idea tracker and the notification summary. */
+/** svc_checkin (docs/tool-conventions.md §5.1): identity, the capped idea tracker and the notification summary. */
 @Injectable()
 export class CheckinTools {
   constructor(

@@ -1,7 +1,7 @@
 import { Repository } from '../../shared/database/repository.js';
 
 /**
- * The project groups and projects the scoping headers name (tools.md §2): the projects module's tables, read with
+ * The project groups and projects the scoping headers name (docs/tool-conventions.md §2): the projects module's tables, read with
  * plain SQL (README "Table ownership": a read of another module's table is fine where it is faster). Every
  * statement is scoped by company.
  */

@@ -3,7 +3,7 @@ import { parseScopeHeaders } from './project-scope.js';
 const A = '11111111-1111-4111-8111-111111111111';
 const B = '22222222-2222-4222-8222-222222222222';
 
-describe('parseScopeHeaders (tools.md §2)', () => {
+describe('parseScopeHeaders (docs/tool-conventions.md §2)', () => {
   it('asks for no scope without headers or with blank ones', () => {
     expect(parseScopeHeaders({})).toEqual({ kind: 'all' });
     expect(parseScopeHeaders({ 'x-service-project-group': '', 'x-service-project': '  ' })).toEqual({ kind: 'all' });

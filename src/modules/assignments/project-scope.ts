@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { isUuid } from '../../shared/validation/uuid-param.pipe.js';
 import { ProjectScopeRepository } from './project-scope.repository.js';
 
-/** What the scoping headers ask for (tools.md §2), before anything is looked up. */
+/** What the scoping headers ask for (docs/tool-conventions.md §2), before anything is looked up. */
 export type ScopeRequest =
   | { kind: 'all' }
   /** `groupUuid` null: the header named no uuid at all, which scopes to nothing. */
@@ -52,7 +52,7 @@ const MAX_WARNINGS = 20;
 const echo = (value: string): string => (value.length > MAX_ECHOED_CHARS ? `${value.slice(0, MAX_ECHOED_CHARS)}…` : value);
 
 /**
- * The scope, plus `warnings` (tools.md §1.5) naming the header values that matched nothing of the caller's company:
+ * The scope, plus `warnings` (docs/tool-conventions.md §1.5) naming the header values that matched nothing of the caller's company:
  * a group header naming no group of the company (the scope is then empty, never all projects), and each project
  * entry naming no project of the company (ignored). A known group without projects is not warned about.
  */

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ActorType } from '../../shared/auth/actor.js';
 import type { EntityType } from '../../shared/event-bus/events.js';
 
-/** The project's audit stream (domain.md §2.18); owned by collaboration, written by ActivityService before commit. */
+/** The project's audit stream (docs/domain.md §2.18); owned by collaboration, written by ActivityService before commit. */
 @Entity('activity')
 export class ActivityEntity {
   @PrimaryColumn('uuid') uuid: string;

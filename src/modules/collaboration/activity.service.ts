@@ -42,7 +42,7 @@ function asActivity(e: AnyDomainEvent): RecordedActivity {
 }
 
 /**
- * The project's audit stream (domain.md §2.18); activities outlive their targets. Services record what happened on
+ * The project's audit stream (docs/domain.md §2.18); activities outlive their targets. Services record what happened on
  * their transaction as typed domain events (`tx.record`, `tx.text`); before that transaction commits, `recordWithin`
  * writes the activity and mention rows with its manager, so they commit or roll back with the mutation.
  */

@@ -16,7 +16,7 @@ import { ActivityPageDto, CommentPageDto, MentionablePageDto, SearchPageDto } fr
 import { ReferenceService } from './reference.service.js';
 import { SearchService } from './search.service.js';
 
-/** Activity, comments, search and references (tools.md §5.1, §5.2, §5.7): thin adapters over the collaboration services. */
+/** Activity, comments, search and references (docs/tool-conventions.md §5.1, §5.2, §5.7): thin adapters over the collaboration services. */
 @Injectable()
 export class CollaborationTools {
   constructor(

@@ -9,7 +9,7 @@ import { AddCommentDto, ListCommentsQueryDto } from './dto/collaboration.dto.js'
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
 import { CommentPageDto, CommentRecordDto } from './dto/collaboration-record.dto.js';
 
-/** platform.md §9 comments: append-only; adding one publishes `<targetType> updated`. */
+/** docs/platform.md §9 comments: append-only; adding one publishes `<targetType> updated`. */
 @ApiTags('comments')
 @ApiCookieAuth('session')
 @ApiController('api/comments')

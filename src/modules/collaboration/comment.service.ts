@@ -79,7 +79,7 @@ export async function countComments(em: EntityManager, companyUuid: string, targ
   return new CommentRepository(em).total({ companyUuid, targetType: parseTargetType(targetType), targetUuid });
 }
 
-/** Comments are append-only (domain.md §2.16): list and add, nothing else. */
+/** Comments are append-only (docs/domain.md §2.16): list and add, nothing else. */
 @Injectable()
 export class CommentService {
   constructor(

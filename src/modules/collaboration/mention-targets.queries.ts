@@ -4,7 +4,7 @@ import type { MentionTarget } from './domain/mentions.js';
 import { MentionRepository } from './mention.repository.js';
 
 /**
- * Keeps the targets that may be mentioned (notifications.md §5): users and non-archived agents of the company,
+ * Keeps the targets that may be mentioned (docs/notifications.md §5): users and non-archived agents of the company,
  * never the actor itself. Order is preserved; anything else is dropped silently.
  */
 export async function validMentionTargets(

@@ -12,7 +12,7 @@ import { newMentions } from './domain/mentions.js';
 import { validMentionTargets } from './mention-targets.queries.js';
 import { MentionRepository } from './mention.repository.js';
 
-/** The `mention` table's writer (notifications.md §5): only the mentions a text newly gained, of valid targets. */
+/** The `mention` table's writer (docs/notifications.md §5): only the mentions a text newly gained, of valid targets. */
 @Injectable()
 export class MentionService {
   /** Writes, with the mutation's manager, the new mentions of each text; returns them per source (mentioned ones only). */

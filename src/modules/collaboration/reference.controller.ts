@@ -12,7 +12,7 @@ import { DeletedDto } from '../../shared/validation/response-fields.js';
 
 const referenceUuid = new UuidParamPipe('Reference');
 
-/** platform.md §9 references: every write publishes `<targetType> updated` of the target. */
+/** docs/platform.md §9 references: every write publishes `<targetType> updated` of the target. */
 @ApiTags('references')
 @ApiCookieAuth('session')
 @ApiController('api/references')

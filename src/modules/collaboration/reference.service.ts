@@ -31,7 +31,7 @@ export interface UpdateReferenceInput {
 
 const EDITABLE = ['type', 'url', 'title', 'notes'] as const;
 
-/** A target's references, oldest first, for inlining on its record (domain.md §2.15). */
+/** A target's references, oldest first, for inlining on its record (docs/domain.md §2.15). */
 export async function listForTarget(em: EntityManager, companyUuid: string, targetType: ReferenceTargetType, targetUuid: string): Promise<ReferenceRecord[]> {
   const rows = await new ReferenceRepository(em).ofTarget({ companyUuid, targetType, targetUuid });
   const people = await PersonResolver.load(em, rows.map((r) => ({ type: r.createdByType, uuid: r.createdByUuid })));

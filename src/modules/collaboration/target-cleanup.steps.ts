@@ -4,7 +4,7 @@ import { ReferenceRepository } from './reference.repository.js';
 import type { TargetType } from './target.js';
 
 /**
- * Polymorphic links have no foreign keys (domain.md §1): a module deleting ideas, proposals, tasks or documents
+ * Polymorphic links have no foreign keys (docs/domain.md §1): a module deleting ideas, proposals, tasks or documents
  * calls this in the same transaction to remove their comments and references. Activities are kept.
  */
 export async function deleteTargetCollaboration(em: EntityManager, companyUuid: string, targetType: TargetType, targetUuids: string[]): Promise<void> {

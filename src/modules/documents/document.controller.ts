@@ -14,7 +14,7 @@ import { DeletedDto } from '../../shared/validation/response-fields.js';
 const PROJECT = new UuidParamPipe('Project');
 const DOCUMENT = new UuidParamPipe('Document');
 
-/** Documents for the web client (platform.md §9), and a proposal's completion report, which is a document. */
+/** Documents for the web client (docs/platform.md §9), and a proposal's completion report, which is a document. */
 @ApiTags('documents')
 @ApiCookieAuth('session')
 @ApiController('api')

@@ -12,7 +12,7 @@ import { loadDocumentRecord, loadDocumentSummaries, type DocumentRecord, type Do
 import type { CreateDocumentArgsDto, CreateReportArgsDto, DocumentRefDto, ListDocumentsArgsDto, UpdateDocumentArgsDto } from './dto/document.dto.js';
 
 /**
- * The document aggregate (domain.md §2.14, tools.md §5.7): reads, authored documents and proposal reports.
+ * The document aggregate (docs/domain.md §2.14, docs/tool-conventions.md §5.7): reads, authored documents and proposal reports.
  * Proposals and ideas are read with plain SQL (DocumentRepository): both modules build on this one.
  */
 @Injectable()

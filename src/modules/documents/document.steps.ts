@@ -20,7 +20,7 @@ export interface DocumentOrigin {
 }
 
 /**
- * Approval (domain.md §5.3 step 2): one version-1 document per draft, stamped in order from `at`. Records each
+ * Approval (docs/domain.md §5.3 step 2): one version-1 document per draft, stamped in order from `at`. Records each
  * one's `created` activity; no change event, the documents appear with the proposal's update (§5.3).
  */
 export async function createDocumentsFromProposal(
@@ -53,7 +53,7 @@ export async function createDocumentsFromProposal(
   return created;
 }
 
-/** Revocation (domain.md §5.4 step 3): the proposal's documents go, with their comments. Returns them. */
+/** Revocation (docs/domain.md §5.4 step 3): the proposal's documents go, with their comments. Returns them. */
 export async function deleteDocumentsOfRevokedProposal(tx: Tx, proposalUuid: string): Promise<Array<{ uuid: string; title: string }>> {
   const documents = new DocumentRepository(tx.manager);
   const companyUuid = tx.actor.companyUuid;
@@ -74,7 +74,7 @@ export async function unlinkDocumentsFromProposal(tx: Tx, proposalUuid: string):
   return new DocumentRepository(tx.manager).unlink(tx.actor.companyUuid, proposalUuid);
 }
 
-/** An idea move (domain.md §8) carries these documents, already locked by the caller, to the target project. */
+/** An idea move (docs/domain.md §8) carries these documents, already locked by the caller, to the target project. */
 export async function moveDocumentsToProject(tx: Tx, documentUuids: readonly string[], projectUuid: string): Promise<void> {
   if (!documentUuids.length) return;
   await new DocumentRepository(tx.manager).moveToProject(tx.actor.companyUuid, documentUuids, projectUuid);

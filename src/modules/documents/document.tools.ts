@@ -4,7 +4,7 @@ import { DocumentPageDto, DocumentRecordDto } from './dto/document-record.dto.js
 import { DocumentService } from './document.service.js';
 import { CreateDocumentArgsDto, CreateReportArgsDto, DocumentRefDto, ListDocumentsArgsDto, UpdateDocumentArgsDto } from './dto/document.dto.js';
 
-/** MCP tools of tools.md §5.1 (document reads), §5.7 (document:write) and §5.8 (document:admin). */
+/** MCP tools of docs/tool-conventions.md §5.1 (document reads), §5.7 (document:write) and §5.8 (document:admin). */
 @Injectable()
 export class DocumentTools {
   constructor(private readonly documents: DocumentService) {}

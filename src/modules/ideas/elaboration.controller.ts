@@ -11,7 +11,7 @@ import { ElaborationStateDto } from './dto/elaboration-record.dto.js';
 
 const ideaUuid = new UuidParamPipe('Idea');
 
-/** platform.md §9 elaboration of an idea; every mutation publishes `idea updated`. */
+/** docs/platform.md §9 elaboration of an idea; every mutation publishes `idea updated`. */
 @ApiTags('ideas')
 @ApiCookieAuth('session')
 @ApiParam({ name: 'uuid', format: 'uuid', description: 'Idea' })

@@ -11,7 +11,7 @@ import { ElaborationRepository } from './elaboration.repository.js';
 import type { ElaborationRoundEntity, IdeaEntity } from './idea.entity.js';
 import { IdeaRepository } from './idea.repository.js';
 
-/** Elaboration rounds of an idea (domain.md §4.1): start, answer, validate (resolve), skip. */
+/** Elaboration rounds of an idea (docs/domain.md §4.1): start, answer, validate (resolve), skip. */
 @Injectable()
 export class ElaborationService {
   constructor(

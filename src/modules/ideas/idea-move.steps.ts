@@ -14,7 +14,7 @@ export interface MovedCounts {
 }
 
 /**
- * domain.md §8 "Move idea", inside the caller's transaction: the idea and its whole subtree, every proposal naming one
+ * docs/domain.md §8 "Move idea", inside the caller's transaction: the idea and its whole subtree, every proposal naming one
  * of them as input, and every task and document of those proposals go to the target project. The root leaves its
  * parent behind. Refused when a dependency edge would cross projects. Everything moved is row-locked first (plain
  * reads of the other modules' tables); each owner then moves its own rows.
@@ -43,7 +43,7 @@ export async function moveIdea(tx: Tx, input: { ideaUuid: string; targetProjectU
   await moveDocumentsToProject(tx, documentUuids, target.uuid);
 
   const moved: MovedCounts = { ideas: ideaUuids.length, proposals: proposalUuids.length, documents: documentUuids.length, tasks: taskUuids.length };
-  // A moved idea publishes `updated` in both projects (platform.md §6.1); the parent left behind loses a child.
+  // A moved idea publishes `updated` in both projects (docs/platform.md §6.1); the parent left behind loses a child.
   for (const uuid of ideaUuids) tx.change('idea', uuid, source, 'updated');
   if (idea.parentUuid) tx.change('idea', idea.parentUuid, source, 'updated');
   for (const uuid of ideaUuids) tx.change('idea', uuid, target.uuid, 'updated');

@@ -17,7 +17,7 @@ export interface IdeaTrackerItem {
   updatedAt: string;
 }
 
-/** tools.md §3: keyed by project uuid, keys in the order of each project's first idea. */
+/** docs/tool-conventions.md §3: keyed by project uuid, keys in the order of each project's first idea. */
 export type IdeaTracker = Record<string, { name: string; ideas: IdeaTrackerItem[] }>;
 
 export interface IdeaTrackerOptions {

@@ -15,7 +15,7 @@ import { DeletedDto } from '../../shared/validation/response-fields.js';
 const projectUuid = new UuidParamPipe('Project');
 const ideaUuid = new UuidParamPipe('Idea');
 
-/** platform.md §9 ideas: the operations of svc_*_idea, plus assign (REST only). */
+/** docs/platform.md §9 ideas: the operations of svc_*_idea, plus assign (REST only). */
 @ApiTags('ideas')
 @ApiCookieAuth('session')
 @ApiController('api')

@@ -21,7 +21,7 @@ export type EditIdeaInput = EditIdeaArgsDto;
 
 type ListInput = { projectUuid: string; page?: number; pageSize?: number };
 
-/** Ideas (domain.md §4): reads, creation, edits, assignment, move and deletion. Elaboration is ElaborationService. */
+/** Ideas (docs/domain.md §4): reads, creation, edits, assignment, move and deletion. Elaboration is ElaborationService. */
 @Injectable()
 export class IdeaService {
   constructor(
@@ -179,7 +179,7 @@ export class IdeaService {
     });
   }
 
-  /** svc_move_idea: the idea, its subtree and the proposals, tasks and documents built on them (domain.md §8). */
+  /** svc_move_idea: the idea, its subtree and the proposals, tasks and documents built on them (docs/domain.md §8). */
   async move(actor: Actor, input: { ideaUuid: string; targetProjectUuid: string }): Promise<{ idea: IdeaRecord; moved: MovedCounts }> {
     return this.runner.run(actor, async (tx) => {
       const moved = await moveIdea(tx, input);

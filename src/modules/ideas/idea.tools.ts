@@ -7,7 +7,7 @@ import { AvailableIdeasArgsDto, CreateIdeaArgsDto, EditIdeaArgsDto, IdeaRefDto, 
 import { ElaborationService } from './elaboration.service.js';
 import { IdeaService } from './idea.service.js';
 
-/** Ideas and their elaboration (tools.md §5.1, §5.2, §5.5, §5.8): thin adapters over IdeaService and ElaborationService. */
+/** Ideas and their elaboration (docs/tool-conventions.md §5.1, §5.2, §5.5, §5.8): thin adapters over IdeaService and ElaborationService. */
 @Injectable()
 export class IdeaTools {
   constructor(

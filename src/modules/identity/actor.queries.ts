@@ -8,7 +8,7 @@ import { AgentRepository } from './agent.repository.js';
 
 /*
  * What other modules read of identity inside their own transactions: who owns an agent (the identity rule,
- * domain.md §3) and who may take an assignment.
+ * docs/domain.md §3) and who may take an assignment.
  */
 
 /** The agents `user` owns, of its company; with `among`, only those of that list. The one "owner of this agent" query. */

@@ -49,7 +49,7 @@ function cleanName(name: string, max = 200): string {
   return trimmed;
 }
 
-/** Agents and their API keys (platform.md §3): any user of the company reads; only the owner changes. */
+/** Agents and their API keys (docs/platform.md §3): any user of the company reads; only the owner changes. */
 @Injectable()
 export class AgentService {
   constructor(
@@ -58,7 +58,7 @@ export class AgentService {
     private readonly events: EventEmitter2,
   ) {}
 
-  /** The company's agents, each with the OAuth grants that act as it (platform.md §2.5: the listing shows them). */
+  /** The company's agents, each with the OAuth grants that act as it (docs/platform.md §2.5: the listing shows them). */
   async list(m: AgentManager): Promise<Array<AgentRecord & { grants: AgentGrantSummary[] }>> {
     const agents = await this.agents.listActive(m.companyUuid);
     const owners = await this.agents.owners(agents);
@@ -130,7 +130,7 @@ export class AgentService {
   }
 
   /**
-   * Archive (platform.md §3 / domain.md §8): keys revoked, sessions closed, assignments kept. The sessions module
+   * Archive (docs/platform.md §3 / docs/domain.md §8): keys revoked, sessions closed, assignments kept. The sessions module
    * closes them on the transaction's manager (`agent.archiving`), hence a transaction of the data source.
    */
   async archive(m: AgentManager, uuid: string): Promise<{ uuid: string; deleted: true }> {

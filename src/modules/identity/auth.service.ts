@@ -17,7 +17,7 @@ const RENEW_BELOW_MS = SESSION_LIFETIME_MS / 2;
 const TOUCH_INTERVAL_MS = 60 * 1000;
 
 /**
- * The context of an agent authenticated by a credential (platform.md §2.3, §2.5): it acts as the agent, with the
+ * The context of an agent authenticated by a credential (docs/platform.md §2.3, §2.5): it acts as the agent, with the
  * permissions its row holds right now.
  */
 export function agentAuthContext(row: AgentCredentialRow, credential: { via: 'api_key'; apiKeyUuid: string } | { via: 'oauth'; grantId: string }): AuthContext {
@@ -91,7 +91,7 @@ export class AuthService extends CredentialResolver {
     return { token, data: { user: { uuid: user.uuid, email: user.email, name: user.name }, company: { uuid: company.uuid, name: company.name } } };
   }
 
-  /** Deletes the session; its open streams end on every instance (platform.md §6.2). */
+  /** Deletes the session; its open streams end on every instance (docs/platform.md §6.2). */
   async logout(token: string | null): Promise<void> {
     if (!token) return;
     for (const uuid of await this.sessions.deleteByTokenHash(sha256Hex(token))) this.bus.publish('session', { sessionUuid: uuid }, null);

@@ -5,7 +5,7 @@ import { BUS_EVENTS, type DeliveryMeta, type NotificationMessage } from '../../s
 import { RateLimitedError } from '../../shared/errors/app-error.js';
 import { parsePosition, recipientKey } from '../../shared/stream-log/position.js';
 
-/** At most this many concurrent waits per recipient on one instance (notifications.md §2.0). */
+/** At most this many concurrent waits per recipient on one instance (docs/notifications.md §2.0). */
 export const MAX_WAITS_PER_RECIPIENT = 4;
 /** While the shared channel is down, a wait looks at the database this often (other instances' frames may be lost). */
 export const DEGRADED_RECHECK_MS = 5000;
@@ -45,7 +45,7 @@ interface Watcher {
 }
 
 /**
- * The waits of the agent inbox (notifications.md §2.0), in memory: no database connection is held while waiting.
+ * The waits of the agent inbox (docs/notifications.md §2.0), in memory: no database connection is held while waiting.
  * A watch holds the bus's interest in its recipient while it is open (docs/deploy.md "What an instance subscribes
  * to"), so frames of a change made on any instance reach it (local and relayed, `BUS_EVENTS.notification`). Waits
  * end (`shutdown`) at the start of shutdown.

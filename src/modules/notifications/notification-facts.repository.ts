@@ -2,7 +2,7 @@ import type { ActorType } from '../../shared/auth/actor.js';
 import { Repository } from '../../shared/database/repository.js';
 import { PREFERENCE_FIELDS, type NotifiedEntityType, type PreferenceField, type Ref } from './domain/notification.rules.js';
 
-/** What generation reads about an entity after the mutation (notifications.md §4.2, §4.4). */
+/** What generation reads about an entity after the mutation (docs/notifications.md §4.2, §4.4). */
 export interface EntityRow {
   uuid: string;
   title: string;
@@ -40,7 +40,7 @@ const ENTITY_SQL: Record<NotifiedEntityType, string> = {
 };
 
 /**
- * What notification generation reads after a mutation commits (notifications.md §4): the notified entities of other
+ * What notification generation reads after a mutation commits (docs/notifications.md §4): the notified entities of other
  * modules (read only; tables and columns fixed here), idea creators, project names, archived agents, and this
  * module's stored preferences. Every statement is scoped by company, except the archived-agent check of recipients
  * already taken from the company's rows.

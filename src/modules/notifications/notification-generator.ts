@@ -37,7 +37,7 @@ type NewNotification = Omit<NotificationEntity, 'readAt' | 'archivedAt' | 'snooz
 
 /**
  * Turns a committed mutation's domain events — those of NOTIFYING_EVENTS, and the new mentions collaboration recorded
- * inside the transaction (`mention.created`) — into notification rows (notifications.md §4, §5): reacts to
+ * inside the transaction (`mention.created`) — into notification rows (docs/notifications.md §4, §5): reacts to
  * `MUTATION_EVENTS.committed` on the instance that performed the mutation, before its call returns. Relayed bus messages never reach it. One batch of notification
  * rows per mutation, then one `new_notification` frame per distinct recipient. A failure is logged and never
  * changes the mutation's result.

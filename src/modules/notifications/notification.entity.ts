@@ -20,7 +20,7 @@ export class NotificationEntity {
   @Column('text') actorName: string;
   @Column('timestamptz', { nullable: true }) readAt: Date | null;
   @Column('timestamptz', { nullable: true }) archivedAt: Date | null;
-  /** Set while snoozed (notifications.md §2.0); the wake-up clears it. */
+  /** Set while snoozed (docs/notifications.md §2.0); the wake-up clears it. */
   @Column('timestamptz', { nullable: true }) snoozedUntil: Date | null;
   /** The recipient's stream position of the row's latest change (deltas read `position > after`). */
   @Column('bigint', { default: 0 }) position: string;

@@ -2,7 +2,7 @@ import type { ActorType } from '../../shared/auth/actor.js';
 import type { EntityType } from '../../shared/event-bus/events.js';
 import type { PreferenceField } from './domain/notification.rules.js';
 
-/** notifications.md §1: the JSON form used by every route and tool (`companyUuid`, `updatedAt` stay inside). */
+/** docs/notifications.md §1: the JSON form used by every route and tool (`companyUuid`, `updatedAt` stay inside). */
 export interface NotificationRecord {
   uuid: string;
   projectUuid: string;
@@ -19,15 +19,15 @@ export interface NotificationRecord {
   actorName: string;
   readAt: string | null;
   archivedAt: string | null;
-  /** Set while snoozed (notifications.md §2.0). */
+  /** Set while snoozed (docs/notifications.md §2.0). */
   snoozedUntil: string | null;
   createdAt: string;
 }
 
-/** notifications.md §6. */
+/** docs/notifications.md §6. */
 export type NotificationPreferences = { uuid: string; ownerType: ActorType; ownerUuid: string } & Record<PreferenceField, boolean>;
 
-/** The item of `svc_checkin`'s `notifications.recent` (notifications.md §7). */
+/** The item of `svc_checkin`'s `notifications.recent` (docs/notifications.md §7). */
 export interface CheckinNotification {
   uuid: string;
   action: string;

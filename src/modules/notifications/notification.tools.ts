@@ -5,7 +5,7 @@ import { ListNotificationsArgsDto, MarkNotificationReadArgsDto, SnoozeNotificati
 import type { NotificationRecord } from './notification.records.js';
 import { NotificationService } from './notification.service.js';
 
-/** The agent-facing notification tools (tools.md §5.2, docs/notifications.md §7). The recipient is always the caller. */
+/** The agent-facing notification tools (docs/tool-conventions.md §5.2, docs/notifications.md §7). The recipient is always the caller. */
 @Injectable()
 export class NotificationTools {
   constructor(

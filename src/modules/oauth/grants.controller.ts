@@ -7,7 +7,7 @@ import { UuidParamPipe } from '../../shared/validation/uuid-param.pipe.js';
 import { GrantListDto, GrantRevokedDto } from './dto/grant-record.dto.js';
 import { OAuthGrants } from './oauth-grants.js';
 
-/** An agent's OAuth grants, for its owner (platform.md §2.5): which apps act as it, and their revocation. */
+/** An agent's OAuth grants, for its owner (docs/platform.md §2.5): which apps act as it, and their revocation. */
 @ApiController('api/agents/:uuid/grants')
 export class GrantsController {
   constructor(private readonly grants: OAuthGrants) {}

@@ -1,7 +1,7 @@
 import { escapeHtml as e } from './oauth-server.js';
 
 /**
- * The sign-in and consent pages of the authorization flow (platform.md §2.5): small, server-rendered, plain forms
+ * The sign-in and consent pages of the authorization flow (docs/platform.md §2.5): small, server-rendered, plain forms
  * that work without JavaScript. Every value shown is escaped.
  */
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}

@@ -31,7 +31,7 @@ const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors
  */
 const PAGE_REFERRER_POLICY = 'same-origin';
 
-/** The cross-site rule of the cookie routes (platform.md §2.2) for the pages' form posts: a foreign Origin is refused. */
+/** The cross-site rule of the cookie routes (docs/platform.md §2.2) for the pages' form posts: a foreign Origin is refused. */
 @Injectable()
 export class InteractionOriginGuard implements CanActivate {
   constructor(private readonly config: AppConfig) {}
@@ -88,7 +88,7 @@ export class InteractionPageFilter extends HttpExceptionFilter {
 type Form = Record<string, string | undefined>;
 
 /**
- * Sign-in and consent of the authorization flow (platform.md §2.5). Sign-in is a form-encoded post checked like the
+ * Sign-in and consent of the authorization flow (docs/platform.md §2.5). Sign-in is a form-encoded post checked like the
  * login route (same credential check and throttling); a valid session cookie skips it. Consent binds the grant to one
  * of the user's agents or to a new one created here with any preset.
  */

@@ -4,7 +4,7 @@ import { ForbiddenError, NotFoundError } from '../../shared/errors/app-error.js'
 import { AgentService } from '../identity/index.js';
 import { OAuthGrantRepository, type GrantBinding, type GrantRow } from './oauth-grant.repository.js';
 
-/** A grant as its owner sees it (platform.md §2.5). */
+/** A grant as its owner sees it (docs/platform.md §2.5). */
 export interface GrantRecord {
   grantId: string;
   agentUuid: string;

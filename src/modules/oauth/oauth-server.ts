@@ -21,7 +21,7 @@ const ACCESS_TOKEN_TTL_S = 3600;
 export const OAUTH_TEST_OPTIONS = Symbol('OAUTH_TEST_OPTIONS');
 
 /**
- * The OAuth 2.1 authorization server of the tool endpoint (platform.md §2.5), on oidc-provider — on only when
+ * The OAuth 2.1 authorization server of the tool endpoint (docs/platform.md §2.5), on oidc-provider — on only when
  * PUBLIC_URL is set; its origin is the issuer. Authorization code with PKCE (S256 only), open dynamic client
  * registration and client ID metadata documents, resource indicators (every token is bound to `<PUBLIC_URL>/api/mcp`,
  * opaque, so revocation is immediate), refresh tokens for every client (MCP clients do not ask for `offline_access`)

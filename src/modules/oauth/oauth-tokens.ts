@@ -7,7 +7,7 @@ import { OAuthServer } from './oauth-server.js';
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
- * The tool endpoint's check of an OAuth access token (platform.md §2.5): the token must exist, be unexpired and
+ * The tool endpoint's check of an OAuth access token (docs/platform.md §2.5): the token must exist, be unexpired and
  * issued for this endpoint (its audience), and its grant must still be bound to a live agent — which it then acts as,
  * with the agent's permissions re-read on every request exactly as for a key. Revoking the grant deletes the token
  * and the binding; archiving the agent fails the join: either stops the token at once.

@@ -15,7 +15,7 @@ import { OAuthTokens } from './oauth-tokens.js';
 import { WellKnownController } from './well-known.controller.js';
 
 /**
- * OAuth for the tool endpoint (platform.md §2.5): the authorization server (mounted as middleware under /oauth), its
+ * OAuth for the tool endpoint (docs/platform.md §2.5): the authorization server (mounted as middleware under /oauth), its
  * registration route behind a shared limit, sign-in and consent pages, the discovery documents, the owner's grants,
  * the background pruning of stale clients, and the token check the tool endpoint's guard uses
  * (`AccessTokenResolver`). Everything but the grants routes is inert without PUBLIC_URL. The app root registers

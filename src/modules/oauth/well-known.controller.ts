@@ -9,7 +9,7 @@ const off = (): AppError => new AppError('NOT_FOUND', 'Route not found');
 import { MCP_SCOPE, OAUTH_PREFIX, OAuthServer } from './oauth-server.js';
 
 /**
- * The discovery documents of the MCP authorization flow (platform.md §2.5): protected-resource metadata (RFC 9728)
+ * The discovery documents of the MCP authorization flow (docs/platform.md §2.5): protected-resource metadata (RFC 9728)
  * for the tool endpoint, and the authorization server's metadata (RFC 8414) at the root, which is the provider's own
  * discovery document. 404 when OAuth is off (no PUBLIC_URL).
  */

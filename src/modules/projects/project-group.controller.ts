@@ -13,7 +13,7 @@ import { GroupDashboardDto, GroupDeletedDto, GroupPageDto, GroupRecordDto } from
 
 const groupUuid = new UuidParamPipe('Project group');
 
-/** platform.md §9 project groups. Groups publish no change events. */
+/** docs/platform.md §9 project groups. Groups publish no change events. */
 @ApiTags('project-groups')
 @ApiCookieAuth('session')
 @ApiController('api/project-groups')

@@ -20,7 +20,7 @@ const toGroupSummary = (r: GroupRow): GroupSummary => ({
   updatedAt: iso(r.updated_at),
 });
 
-/** Project groups (domain.md §2.6): one level, no change events. */
+/** Project groups (docs/domain.md §2.6): one level, no change events. */
 @Injectable()
 export class ProjectGroupService {
   constructor(
@@ -66,7 +66,7 @@ export class ProjectGroupService {
     });
   }
 
-  /** Deleting a group leaves its projects ungrouped (domain.md §8). */
+  /** Deleting a group leaves its projects ungrouped (docs/domain.md §8). */
   async delete(actor: Actor, input: { groupUuid: string }): Promise<{ uuid: string; deleted: true; ungroupedProjects: number }> {
     return this.runner.run(actor, async (tx) => {
       const groups = this.groups.in(tx);

@@ -14,7 +14,7 @@ import { DeletedDto } from '../../shared/validation/response-fields.js';
 
 const projectUuid = new UuidParamPipe('Project');
 
-/** platform.md §9 projects. Projects publish no change events. */
+/** docs/platform.md §9 projects. Projects publish no change events. */
 @ApiTags('projects')
 @ApiCookieAuth('session')
 @ApiController('api/projects')

@@ -18,7 +18,7 @@ export interface ProjectUpdate {
   groupUuid?: string | null;
 }
 
-/** Projects (domain.md §2.7). Projects publish no change events and write no activities (platform.md §6.1). */
+/** Projects (docs/domain.md §2.7). Projects publish no change events and write no activities (docs/platform.md §6.1). */
 @Injectable()
 export class ProjectService {
   constructor(

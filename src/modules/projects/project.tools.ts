@@ -6,7 +6,7 @@ import { CreateProjectDto, CreateProjectGroupDto, GroupRefDto, MoveProjectArgsDt
 import { ProjectGroupService } from './project-group.service.js';
 import { ProjectService } from './project.service.js';
 
-/** Projects and project groups (tools.md §5.1 reads, §5.8 admin tools). Projects publish no change events. */
+/** Projects and project groups (docs/tool-conventions.md §5.1 reads, §5.8 admin tools). Projects publish no change events. */
 @Injectable()
 export class ProjectTools {
   constructor(

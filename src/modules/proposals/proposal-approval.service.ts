@@ -17,7 +17,7 @@ export interface ApprovalResult {
 }
 
 /**
- * Approval (domain.md §5.3): pending → approved and every draft materialised, in one transaction. A use case of its
+ * Approval (docs/domain.md §5.3): pending → approved and every draft materialised, in one transaction. A use case of its
  * own because it writes three aggregates: the proposal here, the documents and the tasks (with criteria and
  * dependencies) through their modules.
  */

@@ -19,7 +19,7 @@ export interface RevocationResult {
 }
 
 /**
- * Revocation (domain.md §5.4): approved → draft in one transaction; the tasks module closes the proposal's tasks
+ * Revocation (docs/domain.md §5.4): approved → draft in one transaction; the tasks module closes the proposal's tasks
  * through its single transition and cuts outside tasks loose from them, the documents module deletes its documents.
  */
 @Injectable()

@@ -7,7 +7,7 @@ import type { InputIdea, ProposalRepository } from './proposal.repository.js';
 
 /** Lookups and identity checks shared by the proposal use cases. */
 
-/** Reject and revoke (domain.md §5.1): the creator under the identity rule, or a holder of proposal:admin (users hold every bit). */
+/** Reject and revoke (docs/domain.md §5.1): the creator under the identity rule, or a holder of proposal:admin (users hold every bit). */
 export async function mayReview(em: EntityManager, actor: Actor, p: ProposalEntity): Promise<boolean> {
   if (hasPermission(actor, 'proposal:admin')) return true;
   return matchesActor(em, actor, { type: p.createdByType, uuid: p.createdByUuid });

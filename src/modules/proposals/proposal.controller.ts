@@ -17,7 +17,7 @@ const PROJECT = new UuidParamPipe('Project');
 const PROPOSAL = new UuidParamPipe('Proposal');
 
 /**
- * Proposals for the web client (platform.md §9): reads, creation, REST-only edit and delete, validation and the
+ * Proposals for the web client (docs/platform.md §9): reads, creation, REST-only edit and delete, validation and the
  * review transitions. The user holds proposal:admin, so it may approve, close, reject and revoke any proposal.
  */
 @ApiTags('proposals')

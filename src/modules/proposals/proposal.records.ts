@@ -5,7 +5,7 @@ import type { ProposalRecordDto, ProposalSummaryDto } from './dto/proposal-recor
 import type { DocumentDraft, ProposalEntity, TaskDraft } from './proposal.entity.js';
 import { charLength } from '../../shared/validation/text-rules.js';
 
-/** Record shapes of tools.md §5.9 for proposals (references render through the collaboration module). */
+/** Record shapes of docs/tool-conventions.md §5.9 for proposals (references render through the collaboration module). */
 export type ProposalSection = 'basic' | 'documents' | 'tasks' | 'full';
 export const PROPOSAL_SECTIONS: readonly ProposalSection[] = ['basic', 'documents', 'tasks', 'full'];
 

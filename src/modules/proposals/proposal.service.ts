@@ -27,7 +27,7 @@ import type { CreateProposalArgsDto, EditProposalDto, GetProposalArgsDto, ListPr
 type DraftChange = Pick<ProposalEntity, 'documentDrafts'> | Pick<ProposalEntity, 'taskDrafts'>;
 
 /**
- * The proposal aggregate (domain.md §5): reads, creation, draft editing, validation and the review transitions
+ * The proposal aggregate (docs/domain.md §5): reads, creation, draft editing, validation and the review transitions
  * that touch only the proposal. Approval and revocation span aggregates and live in their own use-case classes.
  */
 @Injectable()

@@ -20,7 +20,7 @@ import { ProposalApprovalService } from './proposal-approval.service.js';
 import { ProposalRevocationService } from './proposal-revocation.service.js';
 import { ProposalService } from './proposal.service.js';
 
-/** MCP tools of tools.md §5.1 (proposal reads), §5.6 (proposal:write) and §5.8 (proposal:admin). */
+/** MCP tools of docs/tool-conventions.md §5.1 (proposal reads), §5.6 (proposal:write) and §5.8 (proposal:admin). */
 @Injectable()
 export class ProposalTools {
   constructor(

@@ -9,7 +9,7 @@ import { SessionService } from './session.service.js';
 import { ApiController } from '../../shared/http/api-controller.decorator.js';
 import { SessionPageDto } from './dto/session-record.dto.js';
 
-/** platform.md §9: the web's read-only view of the company's agent sessions (agents manage them through tools). */
+/** docs/platform.md §9: the web's read-only view of the company's agent sessions (agents manage them through tools). */
 @ApiTags('sessions')
 @ApiCookieAuth('session')
 @ApiController('api/sessions')

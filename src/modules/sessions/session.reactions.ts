@@ -34,7 +34,7 @@ export class SessionReactions {
     await new SessionRepository(em).deleteCheckinsOfTask(taskUuid);
   }
 
-  /** An agent is archived (domain.md §8 in docs/architecture.md): its open check-ins checked out, its sessions closed. */
+  /** An agent is archived (docs/domain.md §8 in docs/architecture.md): its open check-ins checked out, its sessions closed. */
   @OnTxEvent('agent.archiving')
   async onAgentArchiving(em: EntityManager, { agentUuid }: TxEvents['agent.archiving']): Promise<void> {
     await new SessionRepository(em).closeAllOfAgent(agentUuid);

@@ -26,7 +26,7 @@ export interface CheckinResult {
 }
 
 /**
- * Agent sessions (domain.md §7, tools.md §5.3): named workers of an agent that check in to tasks. A check-in of
+ * Agent sessions (docs/domain.md §7, docs/tool-conventions.md §5.3): named workers of an agent that check in to tasks. A check-in of
  * an open task claims it through TaskService's claim path. Lock order is task before session everywhere (see
  * TaskService.update), so a check-in racing a task update on the same session cannot deadlock.
  */
@@ -159,7 +159,7 @@ export class SessionService {
     return (await toSessionRecords(sessions, [session]))[0];
   }
 
-  /** Check-ins and check-outs are activities on the task and count as its update (platform.md §6.1). */
+  /** Check-ins and check-outs are activities on the task and count as its update (docs/platform.md §6.1). */
   private checkinActivity(tx: Tx, task: { uuid: string; projectUuid: string }, action: 'session_checkin' | 'session_checkout', session: AgentSessionEntity): void {
     tx.record(action === 'session_checkin' ? 'task.session_checkin' : 'task.session_checkout', { projectUuid: task.projectUuid, uuid: task.uuid }, { sessionUuid: session.uuid, sessionName: session.name });
     tx.change('task', task.uuid, task.projectUuid, 'updated');

@@ -12,7 +12,7 @@ import { TaskRecordDto, TaskRecordWithHintsDto, WorkReportResultDto } from './dt
 const TASK = new UuidParamPipe('Task');
 
 /**
- * The task workflow for the web client (platform.md §9): status moves, assignment, acceptance marks and work
+ * The task workflow for the web client (docs/platform.md §9): status moves, assignment, acceptance marks and work
  * reports, each the equivalent tool's service call. Identity rules still hold for the user: it is the assignee of
  * tasks assigned to it or to an agent it owns.
  */

@@ -70,7 +70,7 @@ export async function createTasksWithin(tx: Tx, input: CreateTasksInput, prepare
   const actor = tx.actor;
   const project = await requireProject(tasks, actor.companyUuid, input.projectUuid);
   if (input.proposalUuid != null) {
-    // A proposal of another project is as unknown as a missing one (tools.md §5.2).
+    // A proposal of another project is as unknown as a missing one (docs/tool-conventions.md §5.2).
     const status = isUuid(input.proposalUuid) ? await tasks.proposalStatus(actor.companyUuid, project.uuid, input.proposalUuid) : null;
     if (status === null) throw new NotFoundError('Proposal');
     if (status !== 'approved') throw new InvalidStateError(`Proposal is ${status}; create tasks requires approved`);

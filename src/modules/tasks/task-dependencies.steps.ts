@@ -6,7 +6,7 @@ import { requirePrerequisites } from './task.checks.js';
 import { TaskRepository } from './task.repository.js';
 
 /**
- * svc_update_task addDependsOn / removeDependsOn (domain.md §6.4): removals first, then additions, each checked
+ * svc_update_task addDependsOn / removeDependsOn (docs/domain.md §6.4): removals first, then additions, each checked
  * against the graph as the earlier edits left it. Adding an existing edge or removing a missing one is a no-op.
  * Writes the edges, the activities on the edited task and `task updated` for the other end of each changed edge.
  * The caller holds the project's dependency lock (TaskRepository.lockProjectDependencies), taken before the task

@@ -41,7 +41,7 @@ export async function lockTask(tx: Tx, taskUuid: string, displayName = 'Task'): 
   return task;
 }
 
-/** The assignee identity rule (domain.md §3); a user also matches the agents it owns. */
+/** The assignee identity rule (docs/domain.md §3); a user also matches the agents it owns. */
 export function isAssignee(em: EntityManager, actor: Actor, task: Pick<TaskEntity, 'assigneeType' | 'assigneeUuid'>): Promise<boolean> {
   return matchesActor(em, actor, { type: task.assigneeType, uuid: task.assigneeUuid });
 }
@@ -57,7 +57,7 @@ export interface MoveOptions {
 }
 
 /**
- * Every status change of a task goes through here: the single transition check (domain.md §6.3, steps 2–5) on the
+ * Every status change of a task goes through here: the single transition check (docs/domain.md §6.3, steps 2–5) on the
  * locked row, then its side effects (step 6), the trigger's activity and the `task updated` event.
  */
 export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, opts: MoveOptions = {}): Promise<{ from: TaskStatus; to: TaskStatus }> {
@@ -101,7 +101,7 @@ export async function moveTask(tx: Tx, task: TaskEntity, trigger: TaskTrigger, o
   let value: TaskTransition = opts.activityValue ?? {};
   if (EVENT[trigger] === 'task.status_changed') value = { from, to, ...value };
   if (fx.setAssignee) value = { assignee: { type: task.assigneeType, uuid: task.assigneeUuid }, ...value };
-  // A revocation's close names its proposal instead (domain.md §5.4); its activity has never listed the sessions.
+  // A revocation's close names its proposal instead (docs/domain.md §5.4); its activity has never listed the sessions.
   if (checkedOut.length && trigger !== 'revoke_close') value = { ...value, checkedOutSessions: checkedOut };
   tx.record(EVENT[trigger], { projectUuid: task.projectUuid, uuid: task.uuid }, value);
   tx.change('task', task.uuid, task.projectUuid, 'updated');

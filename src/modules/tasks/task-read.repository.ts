@@ -19,7 +19,7 @@ import {
   type TaskSummary,
 } from './task.records.js';
 
-/** Sort order of every task listing (tools.md §5.1): priority rank desc, newest first, uuid. */
+/** Sort order of every task listing (docs/tool-conventions.md §5.1): priority rank desc, newest first, uuid. */
 const TASK_LIST_ORDER = 't.priority_rank DESC, t.created_at DESC, t.uuid ASC';
 
 /** Which tasks of one project a list shows; every field but the scope is optional. */
@@ -31,7 +31,7 @@ export interface TaskFilter {
   /** Tasks of these proposals; null or absent: any proposal or none. An empty list matches nothing. */
   proposalUuids?: readonly string[] | null;
   /**
-   * `available`: open, unassigned tasks (tools.md §5.1); `unblocked`: open or assigned ones (domain.md §6.4). Both
+   * `available`: open, unassigned tasks (docs/tool-conventions.md §5.1); `unblocked`: open or assigned ones (docs/domain.md §6.4). Both
    * only with every prerequisite done or closed.
    */
   readiness?: 'available' | 'unblocked' | null;

@@ -16,7 +16,7 @@ export interface TrackedTask {
 export type TaskTracker = Record<string, { name: string; tasks: TrackedTask[] }>;
 
 /**
- * The task tracker of svc_get_my_assignments (tools.md §3): the caller's unfinished tasks under the assignee
+ * The task tracker of svc_get_my_assignments (docs/tool-conventions.md §3): the caller's unfinished tasks under the assignee
  * identity rule, grouped by project in the order of each project's first task.
  */
 @Injectable()

@@ -15,7 +15,7 @@ import { DeletedDto } from '../../shared/validation/response-fields.js';
 const PROJECT = new UuidParamPipe('Project');
 const TASK = new UuidParamPipe('Task');
 
-/** Task reads, creation, edits and deletion for the web client (platform.md §9); the user acts with every bit. */
+/** Task reads, creation, edits and deletion for the web client (docs/platform.md §9); the user acts with every bit. */
 @ApiTags('tasks')
 @ApiCookieAuth('session')
 @ApiController('api')

@@ -168,7 +168,7 @@ export class TaskRepository extends Repository {
     );
   }
 
-  /** Replacing the list deletes every row with its marks and recreates them in input order (domain.md §6.5). */
+  /** Replacing the list deletes every row with its marks and recreates them in input order (docs/domain.md §6.5). */
   async replaceCriteria(taskUuid: string, criteria: ReadonlyArray<{ description: string; required: boolean }>): Promise<void> {
     await this.em.delete(AcceptanceCriterionEntity, { taskUuid });
     await this.insertCriteria(taskUuid, criteria);
@@ -178,7 +178,7 @@ export class TaskRepository extends Repository {
     await this.em.update(AcceptanceCriterionEntity, { uuid }, marks);
   }
 
-  /** Resets self-check and verification marks of every criterion of a task (domain.md §6.3 step 6). */
+  /** Resets self-check and verification marks of every criterion of a task (docs/domain.md §6.3 step 6). */
   async resetCriteria(taskUuid: string): Promise<void> {
     await this.em.update(AcceptanceCriterionEntity, { taskUuid }, { ...UNMARKED });
   }

@@ -42,7 +42,7 @@ const REPORT_FORBIDDEN = 'Only the assignee can report work on this task';
 const mark = (uuid: string, status: MarkStatus, evidence: string | undefined): MarkInput => ({ uuid, status, evidence: evidence ?? null });
 
 /**
- * The task aggregate (domain.md §6, tools.md §5): reads, edits, dependencies, acceptance marks and every status
+ * The task aggregate (docs/domain.md §6, docs/tool-conventions.md §5): reads, edits, dependencies, acceptance marks and every status
  * move. Each move goes through `moveTask`, i.e. the single transition check on a row-locked task.
  */
 @Injectable()
@@ -59,12 +59,12 @@ export class TaskService {
     return this.listWhere(actor, input, { status: input.status ?? null, priority: input.priority ?? null });
   }
 
-  /** Open, unassigned tasks whose prerequisites are all done or closed (tools.md §5.1); `total` counts these. */
+  /** Open, unassigned tasks whose prerequisites are all done or closed (docs/tool-conventions.md §5.1); `total` counts these. */
   async listAvailable(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
     return this.listWhere(actor, input, { readiness: 'available' });
   }
 
-  /** Open or assigned tasks whose prerequisites are all done or closed (domain.md §6.4). */
+  /** Open or assigned tasks whose prerequisites are all done or closed (docs/domain.md §6.4). */
   async listUnblocked(actor: Actor, input: Omit<TaskListInput, 'status' | 'priority'>): Promise<TaskList> {
     return this.listWhere(actor, input, { readiness: 'unblocked' });
   }
@@ -139,7 +139,7 @@ export class TaskService {
 
   // ---- assignment ----
 
-  /** Self-claim (tools.md §5.4): the holder claiming again gets the record unchanged. */
+  /** Self-claim (docs/tool-conventions.md §5.4): the holder claiming again gets the record unchanged. */
   async claim(actor: Actor, input: { taskUuid: string }): Promise<TaskRecordWithHints> {
     return this.runner.run(actor, async (tx) => {
       const task = await lockTask(tx, input.taskUuid);
@@ -240,7 +240,7 @@ export class TaskService {
     });
   }
 
-  /** Deletes the task with its edges, criteria, check-ins, comments and references (domain.md §8). */
+  /** Deletes the task with its edges, criteria, check-ins, comments and references (docs/domain.md §8). */
   async delete(actor: Actor, input: { taskUuid: string }): Promise<{ uuid: string; deleted: true }> {
     return this.runner.run(actor, async (tx) => {
       const tasks = this.tasks.in(tx);
@@ -300,7 +300,7 @@ export class TaskService {
     return { tasks: await this.reads.summaries(actor.companyUuid, uuids), page: p.page, pageSize: p.pageSize, total };
   }
 
-  /** `hints` of claim and assign results (tools.md §5.4), present only when there is something to say. */
+  /** `hints` of claim and assign results (docs/tool-conventions.md §5.4), present only when there is something to say. */
   private withHints(record: TaskRecord): TaskRecordWithHints {
     const hints: string[] = [];
     const waiting = record.dependsOn.filter((d) => !isResolved(d.status));

@@ -19,7 +19,7 @@ export interface TaskOrigin {
   createdByUuid: string;
 }
 
-/** A proposal's task draft (domain.md §5.2), as stored on the proposal. */
+/** A proposal's task draft (docs/domain.md §5.2), as stored on the proposal. */
 export interface TaskDraftSource {
   uuid: string;
   title: string;
@@ -31,7 +31,7 @@ export interface TaskDraftSource {
 }
 
 /**
- * Approval (domain.md §5.3 steps 3–4): one open task per draft, with its criteria in order and the dependencies
+ * Approval (docs/domain.md §5.3 steps 3–4): one open task per draft, with its criteria in order and the dependencies
  * between drafts. `at` stamps the drafts in order (now() is fixed for the transaction). Records each task's
  * `created` event, activity and mentions.
  */
@@ -85,7 +85,7 @@ export async function createTasksFromProposal(
 }
 
 /**
- * Revocation (domain.md §5.4 steps 1–2): every task of the proposal that is not closed is closed through the single
+ * Revocation (docs/domain.md §5.4 steps 1–2): every task of the proposal that is not closed is closed through the single
  * transition (`revoke_close`: criteria reset, check-ins checked out), then edges where an outside task depends on
  * one of them are deleted. Returns the tasks closed.
  */
@@ -119,7 +119,7 @@ export async function unlinkTasksFromProposal(tx: Tx, proposalUuid: string): Pro
   return new TaskRepository(tx.manager).unlinkProposal(tx.actor.companyUuid, proposalUuid);
 }
 
-/** An idea move (domain.md §8) carries these tasks, already locked by the caller, to the target project. */
+/** An idea move (docs/domain.md §8) carries these tasks, already locked by the caller, to the target project. */
 export async function moveTasksToProject(tx: Tx, taskUuids: readonly string[], projectUuid: string): Promise<void> {
   if (!taskUuids.length) return;
   await new TaskRepository(tx.manager).moveToProject(tx.actor.companyUuid, taskUuids, projectUuid);

@@ -1,5 +1,5 @@
 /**
- * The 84 tool names in the order of tools.md §5/§6 (public reads, public writes, session, developer, PM, admin).
+ * The 84 tool names in the order of docs/tool-conventions.md §5/§6 (public reads, public writes, session, developer, PM, admin).
  * `tools/list` follows this order; the registry refuses a @Tool whose name is not here.
  */
 export const TOOL_ORDER: readonly string[] = [

@@ -50,11 +50,11 @@ describe('ToolArguments', () => {
     expect(s.properties.thingUuid).toEqual({ description: 'The thing', type: 'string', format: 'uuid' });
     expect(s.properties.note).toEqual({ description: 'Note', type: ['string', 'null'], maxLength: 3 });
     expect(s.properties.size).toEqual({ description: 'Size', type: 'integer', minimum: 1, maximum: 100 });
-    // Bounds the description states are not repeated as keywords (tools.md §1.5); the validator still checks them.
+    // Bounds the description states are not repeated as keywords (docs/tool-conventions.md §1.5); the validator still checks them.
     expect(s.properties.page).toEqual({ description: 'Page, from 1', type: 'integer' });
     expect(s.properties.label).toEqual({ description: 'Label, 1-200 characters', type: 'string' });
     expect(s.properties.memo).toEqual({ description: 'Memo, at most 2,000 characters', type: 'string', minLength: 1 });
-    // The long-text default of domain.md §1 is not stated either.
+    // The long-text default of docs/domain.md §1 is not stated either.
     expect(s.properties.body).toEqual({ description: 'Body', type: 'string' });
     expect(s.properties.items).toEqual({
       description: 'Items',

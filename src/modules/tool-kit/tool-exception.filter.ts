@@ -8,7 +8,7 @@ import { ToolArgumentsError, UnknownToolError } from './tool-errors.js';
 import { TOOL_CONTEXT_TYPE } from './tool.metadata.js';
 
 /**
- * The exception filter of every tool: a refused call is a normal result with `isError` (tools.md §1.4) — invalid
+ * The exception filter of every tool: a refused call is a normal result with `isError` (docs/tool-conventions.md §1.4) — invalid
  * arguments, domain refusals with their code and extra fields, an unreachable database — and anything unexpected is
  * INTERNAL_ERROR with an `errorId` that is logged with the cause. Only an unknown or hidden tool stays an exception:
  * the transport answers it as the JSON-RPC error -32602.

@@ -49,7 +49,7 @@ const HINTS: Record<ToolHint, Pick<ToolDescriptor['annotations'], 'readOnlyHint'
 /** One bit per permission: a permission set's cache key without sorting and joining strings on every request. */
 const PERMISSION_BIT = new Map<string, number>(ALL_PERMISSIONS.map((p, i) => [p, 2 ** i]));
 
-/** tools.md §1.5: narrowing by request headers, which can only remove tools from what the permissions allow. */
+/** docs/tool-conventions.md §1.5: narrowing by request headers, which can only remove tools from what the permissions allow. */
 export interface ToolNarrowing {
   /** `X-MCP-Tools`: only these names (null: no such header). */
   only: ReadonlySet<string> | null;

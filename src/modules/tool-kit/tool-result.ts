@@ -1,4 +1,4 @@
-/** tools.md §1.2: a result's text is at most 64 KiB; collections lose rows from the tail and gain `truncated: true`. */
+/** docs/tool-conventions.md §1.2: a result's text is at most 64 KiB; collections lose rows from the tail and gain `truncated: true`. */
 export const RESULT_CAP_BYTES = 65_536;
 
 type Json = Record<string, unknown>;
@@ -74,7 +74,7 @@ function cut(obj: Json, text: string): string {
   return JSON.stringify(build(maxKept(items.length, (k) => size(JSON.stringify(build(k))) <= RESULT_CAP_BYTES)));
 }
 
-/** A `tools/call` result (tools.md §1.1, §1.4). */
+/** A `tools/call` result (docs/tool-conventions.md §1.1, §1.4). */
 export interface CallResult {
   content: Array<{ type: 'text'; text: string }>;
   isError?: boolean;
@@ -83,7 +83,7 @@ export interface CallResult {
 
 /**
  * A successful call: the record as compact JSON text, collections cut to the cap; with `structured`, the same object
- * (after any cut) as `structuredContent` too, for clients that read it (tools.md §1.1).
+ * (after any cut) as `structuredContent` too, for clients that read it (docs/tool-conventions.md §1.1).
  */
 export function toCallResult(record: unknown, structured = false): CallResult {
   const { text, whole } = render(record);

@@ -3,7 +3,7 @@ import type { Actor } from '../../shared/auth/actor.js';
 import type { AuthContext } from '../../shared/auth/auth-context.js';
 import type { Permission } from '../../shared/auth/permissions.js';
 
-/** tools.md §1.3 hint codes: R read-only, W write, WI idempotent write, D destructive + idempotent. */
+/** docs/tool-conventions.md §1.3 hint codes: R read-only, W write, WI idempotent write, D destructive + idempotent. */
 export type ToolHint = 'R' | 'W' | 'WI' | 'D';
 
 export interface ToolOptions {
@@ -13,7 +13,7 @@ export interface ToolOptions {
   /** Human title for the annotations, e.g. "Claim task". */
   title: string;
   hint: ToolHint;
-  /** At most two sentences (tools.md §6). */
+  /** At most two sentences (docs/tool-conventions.md §6). */
   description: string;
   /**
    * The arguments' DTO class (fields from shared/validation/fields.ts): its JSON Schema is built once at boot and each

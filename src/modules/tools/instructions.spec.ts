@@ -1,7 +1,7 @@
 import { TOOL_ORDER } from '../tool-kit/index.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 
-describe('SERVER_INSTRUCTIONS (platform.md §4)', () => {
+describe('SERVER_INSTRUCTIONS (docs/platform.md §4)', () => {
   it('stays under 1,500 characters', () => {
     expect(SERVER_INSTRUCTIONS.length).toBeGreaterThan(0);
     expect(SERVER_INSTRUCTIONS.length).toBeLessThan(1500);

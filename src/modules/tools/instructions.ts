@@ -1,5 +1,5 @@
 /**
- * The server's `instructions` (platform.md §4): how an agent should start, the idea → proposal → task flow, where to
+ * The server's `instructions` (docs/platform.md §4): how an agent should start, the idea → proposal → task flow, where to
  * find work and how the request headers narrow the tools. Under 1,500 characters; every tool it names exists
  * (instructions.spec.ts).
  */

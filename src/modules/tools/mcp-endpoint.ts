@@ -20,7 +20,7 @@ import { McpHttpError } from './mcp-errors.js';
 import { isPlainObject, NO_NARROWING, ToolRegistry, UnknownToolError, type ToolContext, type ToolNarrowing } from '../tool-kit/index.js';
 
 const SERVER_INFO = { name: 'svc', title: 'svc: ideas, proposals, tasks and documents', version: '1.0.0' };
-/** Bodies over 1 MiB answer 413 (platform.md §4). */
+/** Bodies over 1 MiB answer 413 (docs/platform.md §4). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /**
  * One validator for every per-request server: the SDK would otherwise build a fresh one per Server. It only checks
@@ -29,7 +29,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 /**
  * 2026-07-28 cacheable results. A tool list depends on the caller's permissions (private), which its owner may change
- * at any moment and which apply from the very next request (platform.md §4): not cached. The discovery answer is the
+ * at any moment and which apply from the very next request (docs/platform.md §4): not cached. The discovery answer is the
  * same for every caller and changes only with a deployment.
  */
 const CACHE_HINTS = {
@@ -109,7 +109,7 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v.join(',') : v;
 }
 
-/** tools.md §1.5: `X-MCP-Tools: a,b` and `X-MCP-Readonly: true`. */
+/** docs/tool-conventions.md §1.5: `X-MCP-Tools: a,b` and `X-MCP-Readonly: true`. */
 export function narrowingOf(req: IncomingMessage): ToolNarrowing {
   const tools = headerValue(req, 'x-mcp-tools');
   const readOnly = headerValue(req, 'x-mcp-readonly')?.trim().toLowerCase() === 'true';
@@ -152,7 +152,7 @@ function webRequest(req: IncomingMessage): globalThis.Request {
 }
 
 /**
- * `POST /api/mcp` behind the controller's guards (platform.md §4): reads and parses the body (which no body parser
+ * `POST /api/mcp` behind the controller's guards (docs/platform.md §4): reads and parses the body (which no body parser
  * touched before the key was accepted), tells the protocol eras apart, and has a fresh low-level SDK server bound
  * to the caller answer it — 2026-07-28 requests through the SDK's per-request handler, 2025-era requests through a
  * stateless transport answering plain JSON. What the servers read from is prepared once: the registry's tool lists,
@@ -204,7 +204,7 @@ export class McpEndpoint implements OnModuleDestroy {
 
   /**
    * A `tools/call` whose `arguments` is not an object is a call with invalid arguments: the tool's VALIDATION_ERROR
-   * result (tools.md §1.4) — through the same guards, so a hidden tool stays unknown. Other refusals stay -32602.
+   * result (docs/tool-conventions.md §1.4) — through the same guards, so a hidden tool stays unknown. Other refusals stay -32602.
    */
   private async nonObjectArguments(body: Record<string, unknown>, caller: McpCaller, refused: Record<string, unknown>): Promise<Record<string, unknown>> {
     const params = body.params;

@@ -1,9 +1,9 @@
-/** JSON-RPC code of the 429 answer (platform.md §4): the generic server error; `data.code` says `RATE_LIMITED`. */
+/** JSON-RPC code of the 429 answer (docs/platform.md §4): the generic server error; `data.code` says `RATE_LIMITED`. */
 export const RATE_LIMITED_RPC_CODE = -32000;
 
 /**
  * A transport-level refusal of `POST /api/mcp`: an HTTP status with a JSON-RPC error body (`id: null`), answered by
- * the endpoint's exception filter (platform.md §4).
+ * the endpoint's exception filter (docs/platform.md §4).
  */
 export class McpHttpError extends Error {
   constructor(

@@ -8,7 +8,7 @@ import { McpHttpError } from './mcp-errors.js';
 
 /**
  * The exception filter of `/api/mcp` (in place of the global REST one): every failure is an HTTP status with a
- * JSON-RPC error body (platform.md §4) — the guards' and the body's refusals as they say, an unreachable database or
+ * JSON-RPC error body (docs/platform.md §4) — the guards' and the body's refusals as they say, an unreachable database or
  * a request past its deadline 503 -32003, anything else 500 -32603 with an `errorId` logged with the cause.
  */
 @Catch()

@@ -6,7 +6,7 @@ import { McpExceptionFilter, send } from './mcp-exception.filter.js';
 import { ApiKeyGuard, McpOriginGuard, McpRateLimitGuard } from './mcp.guards.js';
 
 /**
- * The tool endpoint (platform.md §4). `POST` passes, in order, the API-key guard (no body has been read yet), the
+ * The tool endpoint (docs/platform.md §4). `POST` passes, in order, the API-key guard (no body has been read yet), the
  * rate-limit guard and the Origin guard; then the endpoint reads the body and the SDK answers. The session-cookie
  * guard does not apply (the key guard authenticates), nor does the REST envelope or exception filter.
  */

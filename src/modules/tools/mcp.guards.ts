@@ -13,10 +13,10 @@ import { MCP_THROTTLER } from './mcp-rate-limit.js';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
- * `POST /api/mcp`, first of all (platform.md §4, §2.5): an agent key in `Authorization: Bearer agk_…`, or an OAuth
+ * `POST /api/mcp`, first of all (docs/platform.md §4, §2.5): an agent key in `Authorization: Bearer agk_…`, or an OAuth
  * access token issued for this endpoint — or 401 with `WWW-Authenticate` (naming the protected-resource metadata
  * when OAuth is on) and the JSON-RPC body, before the body is read. The caller's permissions are re-read from the
- * database on every request; the narrowing headers are read along (tools.md §1.5).
+ * database on every request; the narrowing headers are read along (docs/tool-conventions.md §1.5).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -111,7 +111,7 @@ export function isLoopbackOrigin(origin: string): boolean {
 }
 
 /**
- * DNS-rebinding protection (platform.md §4): a present `Origin` must be `PUBLIC_URL`'s origin or listed in
+ * DNS-rebinding protection (docs/platform.md §4): a present `Origin` must be `PUBLIC_URL`'s origin or listed in
  * `CORS_ORIGINS`; with neither configured only loopback origins pass. Never an origin derived from `Host`, which a
  * rebinding page controls. No `Origin` (any non-browser client) passes.
  */

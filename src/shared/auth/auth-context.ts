@@ -12,7 +12,7 @@ export interface AuthContext {
   /** Set for key-authenticated requests. */
   agent?: { uuid: string; name: string; ownerUuid: string };
   apiKeyUuid?: string;
-  /** Set for OAuth-authenticated tool calls (platform.md §2.5): the grant the token belongs to. */
+  /** Set for OAuth-authenticated tool calls (docs/platform.md §2.5): the grant the token belongs to. */
   grantId?: string;
 }
 
@@ -31,7 +31,7 @@ export abstract class CredentialResolver {
 }
 
 /**
- * OAuth access tokens of the tool endpoint (platform.md §2.5), resolved to the agent their grant is bound to. The
+ * OAuth access tokens of the tool endpoint (docs/platform.md §2.5), resolved to the agent their grant is bound to. The
  * oauth module provides it; without `PUBLIC_URL` it resolves nothing and names no metadata.
  */
 export abstract class AccessTokenResolver {

@@ -1,7 +1,7 @@
 import type { Actor, ActorType } from './actor.js';
 
 /**
- * The assignee / creator identity rule (domain.md §3): an agent matches records of itself or of its owner user;
+ * The assignee / creator identity rule (docs/domain.md §3): an agent matches records of itself or of its owner user;
  * a user matches records of itself or of any agent it owns. `ownedAgentUuids` is only needed for users.
  */
 export function matchesIdentity(

@@ -1,4 +1,4 @@
-/** The permission model of tools.md §4: 5 resources × 3 actions, three presets, effective set = preset ∪ custom. */
+/** The permission model of docs/tool-conventions.md §4: 5 resources × 3 actions, three presets, effective set = preset ∪ custom. */
 export const RESOURCES = ['idea', 'proposal', 'document', 'task', 'project'] as const;
 export const ACTIONS = ['read', 'write', 'admin'] as const;
 export type Resource = (typeof RESOURCES)[number];

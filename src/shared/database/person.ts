@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ActorType } from '../auth/actor.js';
 
-/** domain.md §1 "Person rendering": `{type, uuid, name}`; a user's name falls back to the email. */
+/** docs/domain.md §1 "Person rendering": `{type, uuid, name}`; a user's name falls back to the email. */
 export interface Person {
   type: ActorType;
   uuid: string;

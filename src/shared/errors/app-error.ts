@@ -2,7 +2,7 @@ import { blockedHints, invalidStateHints, type BlockerLike } from './state-hints
 
 /**
  * Errors are codes, not HTTP: services throw these; the REST filter and the tool layer map them.
- * `extra` carries the code-specific fields of tools.md §1.4 (blockers, acceptanceSummary, issues, details).
+ * `extra` carries the code-specific fields of docs/tool-conventions.md §1.4 (blockers, acceptanceSummary, issues, details).
  */
 export type ErrorCode =
   | 'UNAUTHORIZED'
@@ -60,7 +60,7 @@ export class AppError extends Error {
 }
 
 export class NotFoundError extends AppError {
-  /** `entity` is the display name of tools.md §1.4, e.g. "Task", "Project group". */
+  /** `entity` is the display name of docs/tool-conventions.md §1.4, e.g. "Task", "Project group". */
   constructor(entity: string) {
     super('NOT_FOUND', `${entity} not found`);
   }
@@ -78,7 +78,7 @@ export class UnauthorizedError extends AppError {
   }
 }
 
-/** `hints` (tools.md §1.5) are derived from the message, which names the entity, its status and the operation. */
+/** `hints` (docs/tool-conventions.md §1.5) are derived from the message, which names the entity, its status and the operation. */
 export class InvalidStateError extends AppError {
   constructor(message: string) {
     const hints = invalidStateHints(message);

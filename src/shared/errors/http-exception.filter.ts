@@ -25,7 +25,7 @@ const NEST_STATUS_CODES: Record<number, ErrorCode> = {
 };
 
 /**
- * The one exception filter: maps every error to the JSON envelope of platform.md §5 (or plain text for SSE; the tool endpoint
+ * The one exception filter: maps every error to the JSON envelope of docs/platform.md §5 (or plain text for SSE; the tool endpoint
  * has its own, McpExceptionFilter). Unknown errors become 500 with a logged `errorId` and nothing internal.
  */
 @Catch()

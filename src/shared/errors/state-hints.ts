@@ -1,8 +1,8 @@
 /**
- * `hints` of INVALID_STATE and BLOCKED refusals (tools.md §1.5): what moves the record on from where it stands,
- * naming the tool that does it. The same strings reach the REST error body (platform.md §5, same extra fields).
+ * `hints` of INVALID_STATE and BLOCKED refusals (docs/tool-conventions.md §1.5): what moves the record on from where it stands,
+ * naming the tool that does it. The same strings reach the REST error body (docs/platform.md §5, same extra fields).
  *
- * INVALID_STATE messages follow tools.md §1.4, `<Entity> is <status>; <operation> requires <expected>` (or
+ * INVALID_STATE messages follow docs/tool-conventions.md §1.4, `<Entity> is <status>; <operation> requires <expected>` (or
  * `<Entity> has …` for a round's state), so the hint is read from the message in one place: the entity and its
  * current status pick the row, the operation refines it where the status alone is not enough. A message this table
  * does not know gets no hints (the field is then absent).

@@ -8,7 +8,7 @@ import type { AnyDomainEvent } from '../events/domain-events.js';
 export type EntityType = 'task' | 'idea' | 'proposal' | 'document';
 export type ChangeAction = 'created' | 'updated' | 'deleted';
 
-/** platform.md §6.1: exactly these five fields, nothing else, ever. */
+/** docs/platform.md §6.1: exactly these five fields, nothing else, ever. */
 export interface RealtimeEvent {
   companyUuid: string;
   projectUuid: string;
@@ -61,7 +61,7 @@ export interface DeliveryMeta {
   /** True when the message came from another instance over the shared channel. */
   relayed: boolean;
   /**
-   * The frame's stream position (`<epoch>-<n>`, platform.md §6.2): per company for a change, per recipient for a
+   * The frame's stream position (`<epoch>-<n>`, docs/platform.md §6.2): per company for a change, per recipient for a
    * notification frame; null for session messages.
    */
   position: string | null;

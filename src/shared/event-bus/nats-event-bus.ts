@@ -28,7 +28,7 @@ export interface NatsEventBusOptions {
 }
 
 /**
- * Several instances (platform.md §7) over the `@nestjs/microservices` NATS transport: a ClientNats publishes, the
+ * Several instances (docs/platform.md §7) over the `@nestjs/microservices` NATS transport: a ClientNats publishes, the
  * transport's ServerNats receives (hosted by the Nest app: `app.connectMicroservice({ strategy: bus.transport })`).
  * Subjects `<prefix>.change.<companyUuid>`, `<prefix>.notify.<recipientType>.<recipientUuid>` and `<prefix>.session`,
  * body `{origin, position, payload}`, never a queue group.
@@ -198,7 +198,7 @@ export class NatsEventBus extends EmitterEventBus {
     this.attached = this.interests.attach(nc);
   }
 
-  /** The subject of a topic (platform.md §7). */
+  /** The subject of a topic (docs/platform.md §7). */
   private subjectOf(topic: BusTopic): string {
     return topic.kind === 'change' ? `${this.prefix}.change.${topic.companyUuid}` : `${this.prefix}.notify.${topic.recipientType}.${topic.recipientUuid}`;
   }

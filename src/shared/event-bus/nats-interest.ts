@@ -34,7 +34,7 @@ interface Entry {
 const SETTLED = Promise.resolve();
 
 /**
- * The subjects of one instance's interests (platform.md §7 "interest, not broadcast"; docs/deploy.md): one NATS
+ * The subjects of one instance's interests (docs/platform.md §7 "interest, not broadcast"; docs/deploy.md): one NATS
  * subscription per subject while anyone here holds it, reference-counted, kept `lingerMs` after the last holder so a
  * reconnecting stream does not churn. Without a connection yet (NATS down since start-up) the subjects are only
  * recorded and subscribed at the first connect; afterwards the NATS client itself re-subscribes after a reconnect.
@@ -122,7 +122,7 @@ export class InterestSubscriptions {
   private subscribe(entry: Entry, conn: InterestConnection): void {
     const { kind } = entry;
     try {
-      // No queue group: every interested instance gets every message of the subject (platform.md §7).
+      // No queue group: every interested instance gets every message of the subject (docs/platform.md §7).
       entry.sub = conn.subscribe(entry.subject, {
         callback: (err, msg) => {
           if (!err) this.opts.onMessage(kind, msg.data);

@@ -3,7 +3,7 @@ import { EnvelopeDeserializer, EnvelopeSerializer, outgoingEnvelope } from './na
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-describe('NATS wire format (platform.md §7)', () => {
+describe('NATS wire format (docs/platform.md §7)', () => {
   it('writes the envelope alone, without the client packet wrapper', () => {
     const payload = { companyUuid: 'c', action: 'created' };
     expect(new EnvelopeSerializer().serialize({ pattern: 'svc.change.c', data: { origin: 'i-1', position: 'e1-3', payload } })).toEqual({

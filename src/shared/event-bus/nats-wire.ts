@@ -1,7 +1,7 @@
 import type { Deserializer, IncomingEvent, ReadPacket, Serializer } from '@nestjs/microservices';
 import type { BusEventKind, BusEvents, NotificationMessage } from './events.js';
 
-/** platform.md §7: the message body on the wire, exactly. */
+/** docs/platform.md §7: the message body on the wire, exactly. */
 export interface Envelope {
   origin: string;
   /** The frame's stream position; null for session messages. */

@@ -5,7 +5,7 @@
  * mentions of the texts they carry; after commit they reach their `@OnEvent(MUTATION_EVENTS.committed)` reactions
  * (notifications) in one batch per mutation. A wrong payload for a name fails to compile.
  *
- * The names are `<entity>.<verb>`; the verb is what the activity log shows as `action` (domain.md §2.18), so the log
+ * The names are `<entity>.<verb>`; the verb is what the activity log shows as `action` (docs/domain.md §2.18), so the log
  * keeps its vocabulary while nobody matches on strings any more.
  */
 import type { EntityType } from '../event-bus/events.js';

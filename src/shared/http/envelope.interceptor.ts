@@ -1,7 +1,7 @@
 import { Injectable, type CallHandler, type NestInterceptor } from '@nestjs/common';
 import { map, type Observable } from 'rxjs';
 
-/** Wraps a REST result as `{success: true, data}` (platform.md §9); bound by `@ApiController`. */
+/** Wraps a REST result as `{success: true, data}` (docs/platform.md §9); bound by `@ApiController`. */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
   intercept(_ctx: unknown, next: CallHandler): Observable<unknown> {

@@ -5,9 +5,9 @@ export const BODY_LIMIT = '1mb';
 
 /** The tool endpoint's path as the router matches it (case-insensitive, optional trailing slash). */
 const MCP_PATH = /^\/api\/mcp\/?$/i;
-/** The SSE streams: they read no body, and answer their errors in plain text (platform.md §6.2). */
+/** The SSE streams: they read no body, and answer their errors in plain text (docs/platform.md §6.2). */
 const EVENTS_PATH = /^\/api\/events(\/|$)/i;
-/** The authorization server parses its own bodies; its pages take form posts (platform.md §2.5). */
+/** The authorization server parses its own bodies; its pages take form posts (docs/platform.md §2.5). */
 const OAUTH_PATH = /^\/(oauth|\.well-known)(\/|$)/i;
 
 /**
@@ -43,7 +43,7 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
  */
 export function jsonBody() {
   return (req: Request, res: Response, next: NextFunction): void => {
-    // The tool endpoint reads its body itself, after its key guard (platform.md §4).
+    // The tool endpoint reads its body itself, after its key guard (docs/platform.md §4).
     if (MCP_PATH.test(req.path) || EVENTS_PATH.test(req.path) || OAUTH_PATH.test(req.path)) {
       next();
       return;

@@ -14,7 +14,7 @@ export function ownOrigin(req: Request, publicOrigin: string | null): string | n
   return `${req.protocol}://${host}`;
 }
 
-/** platform.md §2.2: absent Origin passes; otherwise it must be our own or listed in CORS_ORIGINS. */
+/** docs/platform.md §2.2: absent Origin passes; otherwise it must be our own or listed in CORS_ORIGINS. */
 export function originAllowed(req: Request, publicOrigin: string | null, corsOrigins: readonly string[]): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;

@@ -15,7 +15,7 @@ export const NoRequestDeadline = (): MethodDecorator & ClassDecorator => SetMeta
 const running = new WeakMap<RequestContext, () => void>();
 
 /**
- * Lifts the current request's deadline, for a wait with a bound of its own (notifications.md §2.0: waits are exempt
+ * Lifts the current request's deadline, for a wait with a bound of its own (docs/notifications.md §2.0: waits are exempt
  * from the request deadline); the reads around the wait stay bounded by the statement timeouts. The request is marked
  * a long-poll, so its duration goes to the wait histogram rather than the request-latency one. No-op outside a
  * request; the deadline stays passed if it already did.
@@ -35,7 +35,7 @@ export class RequestDeadlineError extends ServiceUnavailableError {
 }
 
 /**
- * The deadline of every REST and tool-endpoint request (platform.md §1, REQUEST_TIMEOUT_MS): when the handler has not
+ * The deadline of every REST and tool-endpoint request (docs/platform.md §1, REQUEST_TIMEOUT_MS): when the handler has not
  * answered in time the request fails with `RequestDeadlineError`, which the exception filters answer as 503. The work
  * behind it is bounded separately (the statement timeouts of the pool) and rolls back whole. Streams (`@Sse`) and
  * routes marked `@NoRequestDeadline()` are exempt, and a handler may lift the deadline while it waits

@@ -1,6 +1,6 @@
 /**
  * Finds secrets (passwords, raw API keys, session tokens) in captured log text: the check behind "secrets are never
- * logged" (platform.md §9), shared by the e2e test and the soak benchmark.
+ * logged" (docs/platform.md §9), shared by the e2e test and the soak benchmark.
  *
  * A secret counts as found when the log holds it as is, in the escaped forms a JSON or URL log line would give it,
  * base64-encoded (an `Authorization: Basic` header), or a long enough piece of it (a truncated or split copy): any

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** One registry for the process; modules add their metrics here (platform.md §11). */
+/** One registry for the process; modules add their metrics here (docs/platform.md §11). */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -209,7 +209,7 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  /** Logins answered 429 (platform.md §2.1), each once, by the broadest rule that refused it. */
+  /** Logins answered 429 (docs/platform.md §2.1), each once, by the broadest rule that refused it. */
   readonly loginThrottled = new Counter({
     name: 'svc_login_throttled_total',
     help: 'Sign-ins (login route and OAuth sign-in form) refused with 429, by rule: address (100 failures from one client address), email (50 failures for one email), pair (10 failures for one email from one address)',

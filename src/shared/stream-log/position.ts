@@ -1,5 +1,5 @@
 /**
- * Stream positions (platform.md §6.2): `<epoch>-<n>`, `epoch` the log's random token, `n` the per-key counter.
+ * Stream positions (docs/platform.md §6.2): `<epoch>-<n>`, `epoch` the log's random token, `n` the per-key counter.
  * Clients treat them as opaque; the service compares `n` within one epoch.
  */
 export type StreamName = 'c' | 'n';

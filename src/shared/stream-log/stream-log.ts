@@ -65,7 +65,7 @@ const PRUNE_INTERVAL = 'stream-log-prune';
 const PRUNE_LOCK = 0x5e_57_10_90;
 
 /**
- * The resume log of both streams (platform.md §6.2): positions per company (`c`) and per recipient (`n`), increasing
+ * The resume log of both streams (docs/platform.md §6.2): positions per company (`c`) and per recipient (`n`), increasing
  * in commit order and equal on every instance, and the frames at them, kept for at least STREAM_LOG_RETENTION.
  */
 @Injectable()

@@ -31,10 +31,10 @@ const SCALARS = new Map<unknown, string>([
  * inlined; every object is closed (`additionalProperties: false`), as the validator refuses unknown fields; a
  * nullable scalar is `type: [<type>, "null"]` (`anyOf [schema, null]` for enums and objects). Meant to run once at boot.
  *
- * Kept small for the model's context (tools.md §1.5): a bound the property's own description already states ("1-200
+ * Kept small for the model's context (docs/tool-conventions.md §1.5): a bound the property's own description already states ("1-200
  * characters", "at most 2000", "up to 10", "from 1") is not repeated as a keyword, and neither `maximum:
- * Number.MAX_SAFE_INTEGER` (no real bound) nor the default long-text limit of domain.md §1 (`maxLength` 100,000 of
- * every description and content, the `str` of tools.md §5) is stated. Only the schema is trimmed: the validator still
+ * Number.MAX_SAFE_INTEGER` (no real bound) nor the default long-text limit of docs/domain.md §1 (`maxLength` 100,000 of
+ * every description and content, the `str` of docs/tool-conventions.md §5) is stated. Only the schema is trimmed: the validator still
  * checks every bound, and /api/docs still shows them.
  *
  * With `answer`, the DTO is a response DTO and the result a read tool's `outputSchema` (see answerSchema below): the

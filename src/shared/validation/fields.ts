@@ -34,7 +34,7 @@ import { TOOL_CHECKS } from './surfaces.js';
  * /api/docs or in tools/list is the limit checked.
  *
  * Tools check every documented limit here. REST leaves two kinds to the application service, which refuses them with
- * the domain's message (text rules of domain.md §1, counted after trimming): a `minLength` (blank text), and every
+ * the domain's message (text rules of docs/domain.md §1, counted after trimming): a `minLength` (blank text), and every
  * limit of a field marked `limits: 'service'`. Those checks carry the TOOL_CHECKS group, which REST validation skips.
  */
 export interface FieldOptions {

@@ -1,7 +1,7 @@
 import { ValidationError, type FieldIssue } from '../errors/app-error.js';
 
 /**
- * Paging of every list. Tools (tools.md §1.2) send `page` ≥ 1 (default 1) and `pageSize` 1–100 (default 20), and
+ * Paging of every list. Tools (docs/tool-conventions.md §1.2) send `page` ≥ 1 (default 1) and `pageSize` 1–100 (default 20), and
  * out-of-range values are VALIDATION_ERROR. REST lists may instead send `limit`/`offset`, which are clamped like the
  * notification list and never rejected (see rest-paging.ts); they win when present.
  */

@@ -3,7 +3,7 @@ import type { PagingInput } from './paging.js';
 
 const INTEGER = /^-?\d+$/;
 
-/** notifications.md §2.1 integer test: an optional minus and digits parse; anything else gives the default. */
+/** docs/notifications.md §2.1 integer test: an optional minus and digits parse; anything else gives the default. */
 function clampedInt(raw: unknown, def: number, min: number, max: number): number {
   if (typeof raw !== 'string' || !INTEGER.test(raw)) return def;
   return Math.min(max, Math.max(min, Number(raw)));

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors/app-error.js';
 
-/** Text limits of domain.md §1 (titles and names, descriptions and contents, review notes and evidence). */
+/** Text limits of docs/domain.md §1 (titles and names, descriptions and contents, review notes and evidence). */
 export const MAX_TITLE = 200;
 export const MAX_LONG_TEXT = 100_000;
 export const MAX_NOTE = 2000;

@@ -1,7 +1,7 @@
 import type { RawRequest, RawResponse } from './raw-http.js';
 
 /**
- * The documented error codes and their statuses (platform.md §5, service-spec.md). SERVICE_UNAVAILABLE and
+ * The documented error codes and their statuses (docs/platform.md §5). SERVICE_UNAVAILABLE and
  * INTERNAL_ERROR are documented too, but the database is up during fuzzing, so either one is a defect here.
  */
 export const REST_ERROR_STATUS: Record<string, number> = {
@@ -20,10 +20,10 @@ export const REST_ERROR_STATUS: Record<string, number> = {
   RATE_LIMITED: 429,
 };
 
-/** tools.md §1.4: codes of an `isError` tool result (INTERNAL_ERROR / SERVICE_UNAVAILABLE excluded, as above). */
+/** docs/tool-conventions.md §1.4: codes of an `isError` tool result (INTERNAL_ERROR / SERVICE_UNAVAILABLE excluded, as above). */
 export const TOOL_ERROR_CODES = new Set(['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', 'INVALID_STATE', 'BLOCKED', 'CRITERIA_NOT_PASSED', 'PROPOSAL_INVALID', 'CONFLICT']);
 
-/** Code-specific extra fields an error may carry besides code and message (tools.md §1.4, §1.5 hints, platform.md §5). */
+/** Code-specific extra fields an error may carry besides code and message (docs/tool-conventions.md §1.4, §1.5 hints, docs/platform.md §5). */
 const ERROR_EXTRAS = new Set(['details', 'blockers', 'acceptanceSummary', 'issues', 'hints']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -63,7 +63,7 @@ export function restProblems(req: RawRequest, res: RawResponse): string[] {
     if (res.status !== 200) out.push(`event stream with status ${res.status}`);
     return out;
   }
-  // The SSE streams answer in plain text (platform.md §2.4, §6.2): 401 `Unauthorized`, 400 `Invalid projectUuid`.
+  // The SSE streams answer in plain text (docs/platform.md §2.4, §6.2): 401 `Unauthorized`, 400 `Invalid projectUuid`.
   if (/^\/api\/events(\/|$|\?)/.test(p) && req.method === 'GET' && (res.status === 401 || res.status === 400)) {
     const expected = res.status === 401 ? 'Unauthorized' : 'Invalid projectUuid';
     if (res.text !== expected || !String(res.headers['content-type']).startsWith('text/plain')) out.push(`SSE ${res.status} body ${JSON.stringify(res.text.slice(0, 100))} (expected plain text ${expected})`);
@@ -88,7 +88,7 @@ export function restProblems(req: RawRequest, res: RawResponse): string[] {
   return out;
 }
 
-/** A JSON-RPC error answer of the tool endpoint's transport (platform.md §4). */
+/** A JSON-RPC error answer of the tool endpoint's transport (docs/platform.md §4). */
 export function rpcEnvelopeProblems(res: RawResponse): string[] {
   const out: string[] = [];
   if (res.status === 202) return res.text === '' ? out : [`202 with a body: ${res.text.slice(0, 100)}`];

@@ -1,6 +1,6 @@
 import type { EntityType } from '../../../shared/event-bus/events.js';
 
-/** One entry of the activity log before merging: a domain event as the log shows it (domain.md §2.18). */
+/** One entry of the activity log before merging: a domain event as the log shows it (docs/domain.md §2.18). */
 export interface RecordedActivity {
   uuid: string;
   projectUuid: string;
@@ -11,7 +11,7 @@ export interface RecordedActivity {
 }
 
 /**
- * One activity row per changed target and mutation (domain.md §2.18): a target changed once keeps its action; a
+ * One activity row per changed target and mutation (docs/domain.md §2.18): a target changed once keeps its action; a
  * target changed several times gets one row whose action is the first that is not `edited` (else `edited`) and
  * whose value lists every change in order under `changes`. Rows come in the order their targets were first touched.
  */

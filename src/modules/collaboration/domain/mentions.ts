@@ -1,5 +1,5 @@
 /**
- * @mention parsing (notifications.md §5). Pure: validating targets against the database and dropping the actor
+ * @mention parsing (docs/notifications.md §5). Pure: validating targets against the database and dropping the actor
  * happen where the mention is turned into rows and notifications.
  */
 

@@ -23,7 +23,7 @@ export interface ValidReference {
   notes: string | null;
 }
 
-/** domain.md §2.15: URL must start with http:// or https:// (never fetched), ≤ 2,048; title 1–200; notes ≤ 500. */
+/** docs/domain.md §2.15: URL must start with http:// or https:// (never fetched), ≤ 2,048; title 1–200; notes ≤ 500. */
 export function validateReference(input: ReferenceInput): ValidReference {
   if (!(REFERENCE_TYPES as readonly string[]).includes(input.type)) {
     throw new ValidationError(`Invalid reference type: ${input.type}`);

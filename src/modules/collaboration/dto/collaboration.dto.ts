@@ -11,7 +11,7 @@ import { SEARCH_ENTITY_TYPES, SEARCH_SCOPES, MAX_MENTIONABLES_QUERY, MAX_SEARCH_
 import { TARGET_TYPES } from '../target.js';
 
 /**
- * Inputs of the collaboration tools (tools.md §5.1, §5.2, §5.7) and routes (platform.md §9): a tool's arguments are
+ * Inputs of the collaboration tools (docs/tool-conventions.md §5.1, §5.2, §5.7) and routes (docs/platform.md §9): a tool's arguments are
  * the route's body plus the ids its path carries. Text limits, the URL rule and their messages are the services' on
  * REST (`limits: 'service'`); the tools check them here.
  */

@@ -6,7 +6,7 @@ import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.
 import { AUTHORED_DOCUMENT_TYPES, DOCUMENT_TYPES, type AuthoredDocumentType, type DocumentType } from '../domain/document-types.js';
 
 /**
- * Inputs of the document tools (tools.md §5.1, §5.7, §5.8) and routes (platform.md §9): a tool's arguments are the
+ * Inputs of the document tools (docs/tool-conventions.md §5.1, §5.7, §5.8) and routes (docs/platform.md §9): a tool's arguments are the
  * route's body (or query) plus the ids its path carries. Blank titles are refused by the service after trimming.
  */
 export class DocumentRefDto extends UuidArgs('documentUuid', 'The document') {}

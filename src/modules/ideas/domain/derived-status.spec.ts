@@ -10,7 +10,7 @@ const base: Omit<IdeaStatusFacts, 'uuid' | 'parentUuid'> = {
 };
 const facts = (uuid: string, parentUuid: string | null, over: Partial<IdeaStatusFacts> = {}): IdeaStatusFacts => ({ ...base, uuid, parentUuid, ...over });
 
-describe('derivedStatus (domain.md §4.2, one case per row)', () => {
+describe('derivedStatus (docs/domain.md §4.2, one case per row)', () => {
   describe('theme with at least one child', () => {
     const theme = { ...base, isContainer: true, status: 'open' as const, elaborationStatus: null };
     it('all children done -> done', () => expect(derivedStatus(theme, ['done', 'done'])).toBe('done'));

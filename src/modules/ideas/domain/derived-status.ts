@@ -1,6 +1,6 @@
 import type { ElaborationStatus, IdeaStatus } from '../idea.entity.js';
 
-/** domain.md §4.2: computed on read, never stored. */
+/** docs/domain.md §4.2: computed on read, never stored. */
 export type DerivedStatus = 'todo' | 'in_progress' | 'human_conduct_required' | 'done';
 
 /** Everything the rules need about one idea, read in one query (idea-facts.queries.ts). */

@@ -66,7 +66,7 @@ describe('checkAnswers', () => {
     ]);
   });
 
-  it('refuses with the exact messages of tools.md', () => {
+  it('refuses with the exact messages of docs/tool-conventions.md', () => {
     expect(() => checkAnswers(questions, [{ questionId: 'zz', selectedOptionId: 'a' }])).toThrow('Unknown question zz');
     expect(() => checkAnswers(questions, [{ questionId: 'q1', selectedOptionId: 'b' }])).toThrow('Unknown option b for question q1');
     expect(() => checkAnswers(questions, [{ questionId: 'q1', selectedOptionId: null, customText: '  ' }])).toThrow('Question q1 needs an option or a non-empty customText');

@@ -4,7 +4,7 @@ import type { ElaborationDepth, QuestionOption } from '../idea.entity.js';
 export const ELABORATION_DEPTHS: readonly ElaborationDepth[] = ['minimal', 'standard', 'comprehensive'];
 export const QUESTION_CATEGORIES = ['functional', 'non_functional', 'business_context', 'technical_context', 'user_scenario', 'scope'] as const;
 export const MAX_ROUNDS = 10;
-/** Round limits (domain.md §2.9, tools.md svc_pm_start_elaboration / svc_answer_elaboration). */
+/** Round limits (docs/domain.md §2.9, docs/tool-conventions.md svc_pm_start_elaboration / svc_answer_elaboration). */
 export const ROUND_LIMITS = {
   questions: { min: 1, max: 15 },
   options: { min: 2, max: 5 },
@@ -36,7 +36,7 @@ export interface ValidQuestion {
 
 const str = (v: unknown): v is string => typeof v === 'string';
 
-/** domain.md §2.9 / tools.md svc_pm_start_elaboration: 1–15 questions, 2–5 options each, ids unique. */
+/** docs/domain.md §2.9 / docs/tool-conventions.md svc_pm_start_elaboration: 1–15 questions, 2–5 options each, ids unique. */
 export function validateRound(depth: unknown, questions: unknown): { depth: ElaborationDepth; questions: ValidQuestion[] } {
   const issues: FieldIssue[] = [];
   if (!(ELABORATION_DEPTHS as readonly unknown[]).includes(depth)) issues.push({ field: 'depth', message: `must be one of ${ELABORATION_DEPTHS.join(', ')}` });
@@ -128,7 +128,7 @@ export function checkAnswers<Q extends RoundQuestion>(questions: readonly Q[], a
   });
 }
 
-/** Skip reasons: 1–2,000 characters after trimming (domain.md §1). */
+/** Skip reasons: 1–2,000 characters after trimming (docs/domain.md §1). */
 export function skipReason(value: unknown): string {
   const reason = str(value) ? value.trim() : '';
   if (reason.length < 1 || reason.length > L.skipReason) throw new ValidationError('Invalid arguments', [{ field: 'reason', message: `must be 1-${L.skipReason} characters` }]);

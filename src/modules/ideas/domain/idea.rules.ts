@@ -7,7 +7,7 @@ export const IDEA_STATUSES: readonly IdeaStatus[] = ['open', 'elaborating', 'ela
 
 const invalid = (field: string, message: string): ValidationError => new ValidationError('Invalid arguments', [{ field, message }]);
 
-/** Titles: 1–200 characters after trimming (domain.md §1). */
+/** Titles: 1–200 characters after trimming (docs/domain.md §1). */
 export function ideaTitle(value: unknown, field = 'title'): string {
   const title = typeof value === 'string' ? value.trim() : '';
   if (title === '' || charLength(title) > MAX_TITLE) throw invalid(field, `must be 1-${MAX_TITLE} characters after trimming`);

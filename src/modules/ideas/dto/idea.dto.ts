@@ -8,7 +8,7 @@ import { IDEA_STATUSES } from '../domain/idea.rules.js';
 import type { IdeaStatus } from '../idea.entity.js';
 
 /**
- * Inputs of the idea tools (tools.md §5.1, §5.5, §5.8) and routes (platform.md §9): a tool's arguments are the
+ * Inputs of the idea tools (docs/tool-conventions.md §5.1, §5.5, §5.8) and routes (docs/platform.md §9): a tool's arguments are the
  * route's body (or query) plus the ids its path carries. Text limits and messages stay the service's on REST
  * (`limits: 'service'`); the tools check them here.
  */
@@ -55,7 +55,7 @@ export class MoveIdeaDto {
 
 export class MoveIdeaArgsDto extends IntersectionType(IdeaRefDto, MoveIdeaDto) {}
 
-/** REST only (domain.md §4.1). */
+/** REST only (docs/domain.md §4.1). */
 export class AssignIdeaDto {
   @EnumField(['user', 'agent'], { description: 'Who is assigned' }) assigneeType: 'user' | 'agent';
   @UuidField({ description: 'A user, or a non-archived agent holding idea:write, of the company' }) assigneeUuid: string;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** Password hashing, session tokens and agent keys (platform.md §2). Only hashes are ever stored. */
+/** Password hashing, session tokens and agent keys (docs/platform.md §2). Only hashes are ever stored. */
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 64 } as const;
 

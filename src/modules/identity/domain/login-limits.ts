@@ -1,5 +1,5 @@
 /**
- * Login throttling (docs/deploy.md, "Abuse limits"; platform.md §2.1): over the last 15 minutes, 10 failures for one
+ * Login throttling (docs/deploy.md, "Abuse limits"; docs/platform.md §2.1): over the last 15 minutes, 10 failures for one
  * email from one client address lock that pair; 100 failures from one address, whatever the emails, lock that
  * address; 50 failures for one email from any addresses lock that email — except from an address that signed in to
  * it successfully in the last 30 days.

@@ -2,7 +2,7 @@ import { IsDateString } from 'class-validator';
 import { PRESETS, ALL_PERMISSIONS } from '../../../shared/auth/permissions.js';
 import { EnumField, TextField, TextListField } from '../../../shared/validation/fields.js';
 
-// Preset and permission values are checked by the service so the messages match platform.md §3 exactly.
+// Preset and permission values are checked by the service so the messages match docs/platform.md §3 exactly.
 const BY_SERVICE = { limits: 'service' } as const;
 const PERMISSIONS = `Extra permission bits on top of the preset: ${ALL_PERMISSIONS.join(', ')}`;
 

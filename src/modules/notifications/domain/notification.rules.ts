@@ -1,5 +1,5 @@
 /**
- * What notifies whom (notifications.md §4): categories, recipients, the filtering order and the messages. Pure:
+ * What notifies whom (docs/notifications.md §4): categories, recipients, the filtering order and the messages. Pure:
  * the generator loads the facts (rows, archived agents, preferences) and hands them in.
  */
 import type { DomainEventName } from '../../../shared/events/domain-events.js';

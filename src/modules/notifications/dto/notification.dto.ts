@@ -6,7 +6,7 @@ import { PagingArgsDto } from '../../../shared/validation/paging-args.dto.js';
 export const AGENT_STATUS_FILTERS = ['unread', 'read', 'all'] as const;
 export type AgentStatusFilter = (typeof AGENT_STATUS_FILTERS)[number];
 
-/** Arguments of the agent-facing notification tools (tools.md §5.2, docs/notifications.md §7). */
+/** Arguments of the agent-facing notification tools (docs/tool-conventions.md §5.2, docs/notifications.md §7). */
 class NotificationFilterDto {
   @EnumField(AGENT_STATUS_FILTERS, { optional: true, description: 'Which notifications to list (default unread)' })
   status?: AgentStatusFilter;

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../../shared/errors/app-error.js';
 import { charLength, MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
 
-/** domain.md §1 text limits for projects and groups: names 1–200 after trimming, descriptions ≤ 100,000. */
+/** docs/domain.md §1 text limits for projects and groups: names 1–200 after trimming, descriptions ≤ 100,000. */
 export function projectName(value: unknown, field = 'name'): string {
   const name = typeof value === 'string' ? value.trim() : '';
   if (name === '' || charLength(name) > MAX_TITLE) {

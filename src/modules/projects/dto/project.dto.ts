@@ -3,7 +3,7 @@ import { TextField, UuidArgs, UuidField } from '../../../shared/validation/field
 import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
 
 /**
- * Inputs of the project tools (tools.md §5.1, §5.8) and routes (platform.md §9). Text limits (names 1-200 after
+ * Inputs of the project tools (docs/tool-conventions.md §5.1, §5.8) and routes (docs/platform.md §9). Text limits (names 1-200 after
  * trimming, descriptions up to 100,000) are the service's on REST, so REST answers with the domain's message; the
  * tools check them here.
  */

@@ -5,12 +5,12 @@ import { normalizeCriteria, type CriterionInput } from '../../tasks/index.js';
 import type { DocumentDraft, DocumentDraftType, Priority, TaskDraft } from '../proposal.entity.js';
 
 /**
- * Pure edits of a proposal's draft arrays (domain.md §2.10, tools.md §5.6). Arguments are parsed first (before the
+ * Pure edits of a proposal's draft arrays (docs/domain.md §2.10, docs/tool-conventions.md §5.6). Arguments are parsed first (before the
  * service looks at the proposal); the edit functions then apply them to the current arrays and return new ones.
  */
 export const MAX_DOCUMENT_DRAFTS = 20;
 export const MAX_TASK_DRAFTS = 100;
-/** What a proposal is built from (domain.md §5), 1–20 of them. */
+/** What a proposal is built from (docs/domain.md §5), 1–20 of them. */
 export const PROPOSAL_INPUT_TYPES = ['idea', 'document'] as const;
 export const MAX_PROPOSAL_INPUTS = 20;
 

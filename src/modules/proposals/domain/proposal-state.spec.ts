@@ -1,6 +1,6 @@
 import { checkProposalTransition, PROPOSAL_TRANSITIONS, type ProposalTrigger } from './proposal-state.js';
 
-describe('proposal state machine (domain.md §5.1)', () => {
+describe('proposal state machine (docs/domain.md §5.1)', () => {
   const allowed: Array<[string, ProposalTrigger, string]> = [
     ['draft', 'submit', 'pending'],
     ['pending', 'approve', 'approved'],
@@ -18,7 +18,7 @@ describe('proposal state machine (domain.md §5.1)', () => {
     expect(checkProposalTransition(from as never, trigger)).toBe(to);
   });
 
-  it('refuses every other pair with INVALID_STATE in the tools.md wording', () => {
+  it('refuses every other pair with INVALID_STATE in the docs/tool-conventions.md wording', () => {
     const statuses = ['draft', 'pending', 'approved', 'closed'] as const;
     let refusals = 0;
     for (const trigger of Object.keys(PROPOSAL_TRANSITIONS) as ProposalTrigger[]) {

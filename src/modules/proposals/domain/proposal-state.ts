@@ -2,7 +2,7 @@ import { InvalidStateError } from '../../../shared/errors/app-error.js';
 import type { ProposalStatus } from '../proposal.entity.js';
 
 /**
- * The proposal state machine of domain.md §5.1 as data: for each trigger, the statuses it accepts and where it
+ * The proposal state machine of docs/domain.md §5.1 as data: for each trigger, the statuses it accepts and where it
  * leads (null = the status stays, `removed` = the row is deleted). Every other (state, trigger) is INVALID_STATE.
  */
 export type ProposalTrigger =

@@ -2,7 +2,7 @@ import type { DocumentDraft, TaskDraft } from '../proposal.entity.js';
 import { findDraftCycle } from './proposal-drafts.js';
 import { charLength } from '../../../shared/validation/text-rules.js';
 
-/** Submit-time validation of domain.md §5.2, pure: the service loads the inputs and passes what it found. */
+/** Submit-time validation of docs/domain.md §5.2, pure: the service loads the inputs and passes what it found. */
 export type IssueLevel = 'error' | 'warning' | 'info';
 
 export interface ValidationIssue {

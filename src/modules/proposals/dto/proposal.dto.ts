@@ -9,7 +9,7 @@ import { PROPOSAL_STATUSES, type ProposalStatus } from '../domain/proposal-statu
 import { PROPOSAL_SECTIONS, type ProposalSection } from '../proposal.records.js';
 
 /**
- * Inputs of the proposal tools (tools.md §5.1, §5.6, §5.8) and routes (platform.md §9): a tool's arguments are the
+ * Inputs of the proposal tools (docs/tool-conventions.md §5.1, §5.6, §5.8) and routes (docs/platform.md §9): a tool's arguments are the
  * route's body (or query) plus the ids its path carries. Text rules after trimming and state guards are the services'.
  */
 export class ProposalRefDto extends UuidArgs('proposalUuid', 'The proposal') {}

@@ -5,7 +5,7 @@ import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import { MAX_LONG_TEXT, MAX_TITLE } from '../../../shared/validation/text-rules.js';
 import { SESSION_STATUSES, type SessionStatus } from '../session.entity.js';
 
-/** Inputs of the session tools (tools.md §5.3) and of the web's read-only session list (platform.md §9). */
+/** Inputs of the session tools (docs/tool-conventions.md §5.3) and of the web's read-only session list (docs/platform.md §9). */
 export class SessionRefDto extends UuidArgs('sessionUuid', 'One of your sessions') {}
 export class SessionTaskDto extends IntersectionType(UuidArgs('sessionUuid', 'One of your active sessions'), UuidArgs('taskUuid', 'The task')) {}
 

@@ -13,7 +13,7 @@ export interface NormalizedCriterion {
 export const CRITERIA_REQUIRED_MESSAGE = 'At least one acceptance criterion with a non-empty description is required';
 
 /**
- * domain.md §2.10: descriptions trimmed, blank items dropped, `required` defaults to true; at least one must
+ * docs/domain.md §2.10: descriptions trimmed, blank items dropped, `required` defaults to true; at least one must
  * remain. `prefix` lets batch callers name the task (`Task "<title>": …`).
  */
 export function normalizeCriteria(items: readonly CriterionInput[] | null | undefined, prefix = ''): NormalizedCriterion[] {

@@ -13,7 +13,7 @@ function refusal(fn: () => unknown): { code: string; message: string } {
   throw new Error('expected a refusal');
 }
 
-describe('dependency rules (domain.md §6.4)', () => {
+describe('dependency rules (docs/domain.md §6.4)', () => {
   it('a task cannot depend on itself', () => {
     expect(refusal(() => addDependency(new DependencyGraph(), { taskUuid: 'a', dependsOnUuid: 'a' }, sameProject))).toEqual({
       code: 'VALIDATION_ERROR',

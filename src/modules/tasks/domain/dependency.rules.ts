@@ -1,7 +1,7 @@
 import { ValidationError } from '../../../shared/errors/app-error.js';
 import type { TaskStatus } from './task-transition.js';
 
-/** domain.md §6.4 messages. */
+/** docs/domain.md §6.4 messages. */
 export const SELF_DEPENDENCY_MESSAGE = 'A task cannot depend on itself';
 export const SAME_PROJECT_MESSAGE = 'Tasks must belong to the same project';
 export const CYCLE_MESSAGE = 'Adding this dependency would create a cycle';

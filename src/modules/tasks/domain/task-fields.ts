@@ -2,7 +2,7 @@ import { ValidationError } from '../../../shared/errors/app-error.js';
 import { charLength } from '../../../shared/validation/text-rules.js';
 
 /**
- * Value sets and limits of the task inputs (domain.md §6, tools.md §5.2–§5.8): one definition, referenced by the DTOs
+ * Value sets and limits of the task inputs (docs/domain.md §6, docs/tool-conventions.md §5.2–§5.8): one definition, referenced by the DTOs
  * (which check them at the edge and publish them in tools/list and /api/docs) and by the task rules.
  */
 export const PRIORITIES = ['low', 'medium', 'high'] as const;
@@ -34,7 +34,7 @@ export const MAX_PROPOSAL_FILTER = 20;
 export const MAX_SUMMARY = 10_000;
 export const MAX_WORK_REPORT = 20_000;
 
-/** Titles: 1–200 characters after trimming (domain.md §1); `prefix` names the task of a batch. Returns the trimmed title. */
+/** Titles: 1–200 characters after trimming (docs/domain.md §1); `prefix` names the task of a batch. Returns the trimmed title. */
 export function cleanTitle(title: string, prefix = ''): string {
   const t = title.trim();
   if (t === '' || charLength(t) > 200) throw new ValidationError(`${prefix}Title must be 1-200 characters`);

@@ -213,7 +213,7 @@ describe('§6.3 order of the check', () => {
   });
 });
 
-describe('acceptance summary and status (domain.md §2.12)', () => {
+describe('acceptance summary and status (docs/domain.md §2.12)', () => {
   const sum = (...items: Array<[boolean, 'pending' | 'passed' | 'failed']>): AcceptanceSummary =>
     acceptanceSummary(items.map(([required, status]) => ({ required, status })));
 

@@ -1,5 +1,5 @@
 /**
- * The single transition check of domain.md §6.3, as a pure function. Every path that changes a task's status
+ * The single transition check of docs/domain.md §6.3, as a pure function. Every path that changes a task's status
  * (claim, assign, session auto-claim, release, update/report-work moves, submit, verify, reopen, close, revoke)
  * calls `checkTaskTransition`; the service then applies `sideEffectsOf` in the same transaction.
  */
@@ -103,7 +103,7 @@ export function checkTaskTransition(input: TransitionInput): TransitionResult {
   // 3. Pair.
   const to = typeof rule.to === 'function' ? rule.to(input.status) : rule.to;
   if (!rule.from.includes(input.status) || !ALLOWED[input.status].includes(to)) {
-    // A task held by someone else reads "assigned to someone else" whatever its working status (tools.md §1.4).
+    // A task held by someone else reads "assigned to someone else" whatever its working status (docs/tool-conventions.md §1.4).
     const heldByOther = input.trigger === 'claim' && !input.callerIsAssignee && HELD.includes(input.status);
     const statusText = heldByOther ? 'assigned to someone else' : input.status;
     return { ok: false, code: 'INVALID_STATE', message: `Task is ${statusText}; ${rule.op} requires ${rule.expected}` };

@@ -5,7 +5,7 @@ import { MARK_STATUSES, MAX_CRITERIA, MAX_SUMMARY, MAX_WORK_REPORT, OPERATIONAL_
 import { CallSessionDto } from './task.dto.js';
 
 /**
- * The task workflow (tools.md §5.4, §5.6, §5.8; platform.md §9): each route's body, and the equivalent tool's
+ * The task workflow (docs/tool-conventions.md §5.4, §5.6, §5.8; docs/platform.md §9): each route's body, and the equivalent tool's
  * arguments derived from it with the task uuid the path carries.
  */
 export class SubmitTaskDto {

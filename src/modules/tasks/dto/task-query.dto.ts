@@ -8,7 +8,7 @@ import { PagingQueryDto } from '../../../shared/validation/paging-query.dto.js';
 import { MAX_PROPOSAL_FILTER, PRIORITIES, type Priority } from '../domain/task-fields.js';
 import { TASK_STATUSES, type TaskStatus } from '../domain/task-transition.js';
 
-/** The task reads (tools.md §5.1): tool arguments, and the query strings of the equivalent routes. */
+/** The task reads (docs/tool-conventions.md §5.1): tool arguments, and the query strings of the equivalent routes. */
 export class TaskRefDto extends UuidArgs('taskUuid', 'The task') {}
 
 /** svc_list_tasks' filters beyond the project and its proposals; `?status=&priority=` of the list route. */

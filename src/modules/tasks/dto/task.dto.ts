@@ -7,7 +7,7 @@ import { MAX_CRITERIA, MAX_DRAFT_ID_LENGTH, MAX_TASKS_PER_CALL, OPERATIONAL_STAT
 import { CriterionDto } from './criterion.dto.js';
 
 /**
- * Creation and edits (tools.md §5.2, platform.md §9): each route's body, and the equivalent tool's arguments derived
+ * Creation and edits (docs/tool-conventions.md §5.2, docs/platform.md §9): each route's body, and the equivalent tool's arguments derived
  * from it (plus the ids the path carries). Shapes and limits are checked here; domain rules (blank titles, criteria,
  * dependencies) by the service.
  */
