@@ -14,7 +14,6 @@ import { NatsEventBus } from './shared/event-bus/nats-event-bus.js';
 import type { Clock } from './shared/clock.js';
 import { proxyTrust } from './shared/http/client-address.js';
 import { ConnectionDrain } from './shared/http/connection-drain.js';
-import { matchRoutesFirst } from './shared/http/route-table.js';
 import { corsOptions } from './shared/http/cors.js';
 import { jsonBody } from './shared/http/json-body.middleware.js';
 import { requestLogging } from './shared/http/request-logging.middleware.js';
@@ -106,9 +105,6 @@ export async function startService(config: AppConfig, logger: Logger, opts: { da
   app.use(jsonBody());
   const drain = new ConnectionDrain(app.getHttpServer() as Server);
   try {
-    await app.init();
-    // The tool endpoint's routes first among the routes (after every middleware): its requests are the hot path.
-    matchRoutesFirst(express, '/api/mcp');
     await app.listen(config.port, config.host);
   } catch (err) {
     await app.close().catch(() => undefined);

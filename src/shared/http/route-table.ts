@@ -28,24 +28,3 @@ export class RouteTable {
     return [...methods].sort();
   }
 }
-
-/**
- * Moves the route layers of `path` ahead of the other routes: right after the last middleware before them, so every
- * middleware that ran before them still does, and Express no longer tries every REST route's pattern on each request
- * to them — the tool endpoint's requests pass ~100 route layers otherwise (BENCHMARKS.md "MCP"). Nothing moves when
- * a route in between matches the path too (it would have answered first).
- */
-export function matchRoutesFirst(app: Application, path: string): boolean {
-  const stack = (app as unknown as { router?: { stack: RouteLayer[] } }).router?.stack;
-  if (!stack) return false;
-  const own = stack.filter((l) => l.route?.path === path);
-  if (!own.length) return false;
-  const first = stack.indexOf(own[0]);
-  let after = first - 1;
-  while (after >= 0 && stack[after].route) after--;
-  const between = stack.slice(after + 1, first);
-  if (between.some((l) => typeof l.match === 'function' && l.match(path))) return false;
-  for (const l of own) stack.splice(stack.indexOf(l), 1);
-  stack.splice(after + 1, 0, ...own);
-  return true;
-}
