@@ -16,6 +16,11 @@ export interface RunMsg {
   errorMarker: string[];
   /** Send every measured latency back (for percentiles over several slices). */
   returnLatencies?: boolean;
+  /**
+   * Bodies that vary (a write that must change something every time): `counter` in the body is replaced by a
+   * number unique to each request, `perClient.marker` by `perClient.values[client index % length]`.
+   */
+  vary?: { counter?: string; perClient?: { marker: string; values: string[] } };
 }
 
 export interface LoadResult {
@@ -34,11 +39,14 @@ export interface LoadResult {
   latencies?: number[];
 }
 
-function post(agent: http.Agent, msg: RunMsg): Promise<{ ok: boolean; text: string; bytes: number }> {
+let sequence = 0;
+
+function post(agent: http.Agent, msg: RunMsg, template = msg.body): Promise<{ ok: boolean; text: string; bytes: number }> {
+  const body = msg.vary?.counter ? template.replaceAll(msg.vary.counter, String(++sequence)) : template;
   return new Promise((resolve) => {
     const req = http.request(
       msg.url,
-      { method: 'POST', agent, headers: { ...msg.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(msg.body) } },
+      { method: 'POST', agent, headers: { ...msg.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) } },
       (res) => {
         // Bytes, not text: the markers are ASCII, so searching the UTF-8 bytes finds what searching the decoded text
         // would, without decoding every body (the 70 KB catalogue cost this process more CPU than the servers'
@@ -53,7 +61,7 @@ function post(agent: http.Agent, msg: RunMsg): Promise<{ ok: boolean; text: stri
       },
     );
     req.on('error', (err) => resolve({ ok: false, text: String(err), bytes: 0 }));
-    req.end(msg.body);
+    req.end(body);
   });
 }
 
@@ -68,10 +76,12 @@ async function run(msg: RunMsg): Promise<LoadResult> {
   const end = measureFrom + msg.durationMs;
   let cpu: NodeJS.CpuUsage | null = null;
   const warm = setTimeout(() => (cpu = process.cpuUsage()), msg.warmupMs);
-  const client = async (): Promise<void> => {
+  const perClient = msg.vary?.perClient;
+  const client = async (_: unknown, index: number): Promise<void> => {
+    const template = perClient ? msg.body.replaceAll(perClient.marker, perClient.values[index % perClient.values.length]) : msg.body;
     while (Date.now() < end) {
       const t0 = process.hrtime.bigint();
-      const res = await post(agent, msg);
+      const res = await post(agent, msg, template);
       const t1 = process.hrtime.bigint();
       responseBytes = res.bytes;
       if (Date.now() < measureFrom) continue;

@@ -7,7 +7,8 @@
  * started with --expose-gc; `loopDelayP99Ms` is the event-loop delay p99 since the previous sample; `{profile: 'start'}`
  * and `{profile: 'stop', file}` record a CPU profile of a window (bench/lib/profiler.ts). With BENCH_COUNT_QUERIES=1
  * every statement sent to PostgreSQL is counted (bench/notifications-wait.ts) and `{queries: true}` answers
- * `{queries: <count since start>}`.
+ * `{queries: <count since start>}`; with BENCH_LOG_QUERIES=1 each statement's text goes to stderr (`QUERY …`), to
+ * read what one request runs.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
@@ -22,11 +23,17 @@ import { installProfilerIpc } from './lib/profiler.js';
  * the class). Installed before the service starts, so nothing escapes it.
  */
 let queryCount = 0;
-if (process.env.BENCH_COUNT_QUERIES === '1') {
+const logQueries = process.env.BENCH_LOG_QUERIES === '1';
+if (process.env.BENCH_COUNT_QUERIES === '1' || logQueries) {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   proto.query = function countedQuery(this: unknown, ...args: unknown[]): unknown {
     queryCount++;
+    if (logQueries) {
+      const q = args[0] as string | { name?: string; text?: string };
+      const text = typeof q === 'string' ? q : `${q.name ? `[${q.name}] ` : ''}${q.text ?? ''}`;
+      process.stderr.write(`QUERY ${text.replace(/\s+/g, ' ').slice(0, 400)}\n`);
+    }
     return original.apply(this, args);
   };
 }

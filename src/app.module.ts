@@ -27,6 +27,9 @@ export class AppModule {
         CoreModule.forRoot(core),
         // `@nestjs/throttler`: every named limit of the app, each in the store it names (shared or per instance).
         ThrottlingModule.forRoot([REGISTRATION_THROTTLER, ...mcpThrottlers(core.config.mcpRateLimitPerMinute)]),
+        // The tool endpoint first: Nest registers controllers in the order it scans modules, so /api/mcp — the hot
+        // path of every agent — is the first route Express tries, not the ~120th after every REST route's pattern.
+        ToolsModule,
         IdentityModule,
         HealthModule,
         CollaborationModule,
@@ -39,7 +42,6 @@ export class AppModule {
         NotificationsModule,
         RealtimeModule,
         AssignmentsModule,
-        ToolsModule,
         OAuthModule,
       ],
       // The guard resolves credentials through the identity module's CredentialResolver.

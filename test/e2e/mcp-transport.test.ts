@@ -42,6 +42,17 @@ describe('tool endpoint transport (e2e)', () => {
     expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Missing or invalid API key' }, id: null });
   });
 
+  it('comes before every REST route in Express\'s router: the tool endpoint module is scanned first, so agents never walk the REST routes', () => {
+    const express = app.service.app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string } }> } };
+    const routes = express.router.stack.filter((l) => l.route).map((l) => l.route!.path);
+    expect(routes.length).toBeGreaterThan(50);
+    // Only the API document's routes (set up before the modules' routes) and the OAuth pages, which the tool
+    // endpoint's module imports, come first; no REST route of the domain does.
+    const ahead = routes.slice(0, routes.indexOf('/api/mcp'));
+    expect(ahead.filter((path) => !path.startsWith('/api/docs') && !path.startsWith('/oauth/'))).toEqual([]);
+    expect(ahead.length).toBeLessThan(15);
+  });
+
   it('authenticates before it reads the body: no key answers 401 even for malformed, too deep or too large bodies', async () => {
     const bodies = ['{"jsonrpc": "2.0", "id": 1, "method": ', '['.repeat(100) + ']'.repeat(100), JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1_100_000) } })];
     for (const body of bodies) {

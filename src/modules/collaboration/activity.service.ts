@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import type { Actor } from '../../shared/auth/actor.js';
 import type { Tx } from '../../shared/database/transaction-runner.js';
 import { MUTATION_EVENTS } from '../../shared/event-bus/events.js';
@@ -82,7 +81,7 @@ export class ActivityService {
           sessionName: actor.session?.name ?? null,
           // Distinct, ordered timestamps keep "newest first" stable within one mutation.
           createdAt: new Date(now + i),
-        })) as QueryDeepPartialEntity<ActivityEntity>[],
+        })),
       );
     }
     const texts = tx.events.flatMap((e) => (e.name === 'text.written' ? [e.payload] : []));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { PersonResolver } from '../../shared/database/person.js';
+import { preparedQuery, type PreparedStatement } from '../../shared/database/prepared.js';
 import { Repository } from '../../shared/database/repository.js';
 import { DependencyGraph, type DependencyEdge } from './domain/dependency.rules.js';
 import type { Blocker, TaskStatus } from './domain/task-transition.js';
@@ -30,6 +31,35 @@ const UNMARKED: CriterionMarks = {
   markedAt: null,
 };
 
+/** A task row's columns in the entity's order, as TaskEntity's properties. */
+const TASK_COLUMNS = `uuid, company_uuid AS "companyUuid", project_uuid AS "projectUuid", proposal_uuid AS "proposalUuid", title, description,
+  status, priority, story_points::text AS "storyPoints", assignee_type AS "assigneeType", assignee_uuid AS "assigneeUuid",
+  assigned_at AS "assignedAt", assigned_by_type AS "assignedByType", assigned_by_uuid AS "assignedByUuid",
+  created_by_type AS "createdByType", created_by_uuid AS "createdByUuid", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** Every mutation of a task starts here: a named prepared statement on the transaction's connection. */
+const TASK_LOCK: PreparedStatement = { name: 'svc_task_lock', text: `SELECT ${TASK_COLUMNS} FROM task WHERE uuid = $1 AND company_uuid = $2 FOR UPDATE` };
+
+/** The row as TypeORM would have built it: a TaskEntity, story points a number. */
+function taskEntity(row: Omit<TaskEntity, 'storyPoints'> & { storyPoints: string | null }): TaskEntity {
+  return Object.assign(new TaskEntity(), row, { storyPoints: row.storyPoints === null ? null : Number(row.storyPoints) });
+}
+
+/** The columns svc_update_task edits, and the prepared UPDATE of each combination of them (at most 15). */
+const EDITABLE: Partial<Record<keyof TaskEntity, string>> = { title: 'title', description: 'description', priority: 'priority', storyPoints: 'story_points' };
+const TASK_UPDATES = new Map<string, PreparedStatement>();
+
+function taskUpdate(fields: ReadonlyArray<keyof TaskEntity>): PreparedStatement {
+  const key = fields.join(',');
+  let statement = TASK_UPDATES.get(key);
+  if (!statement) {
+    const sets = fields.map((f, i) => `${EDITABLE[f]} = $${i + 2}`).join(', ');
+    statement = { name: `svc_task_update_${fields.join('_')}`, text: `UPDATE task SET ${sets}, updated_at = CURRENT_TIMESTAMP WHERE uuid = $1` };
+    TASK_UPDATES.set(key, statement);
+  }
+  return statement;
+}
+
 /**
  * The task aggregate's rows — tasks, their acceptance criteria and their dependency edges — for mutations: locks,
  * the reads a transition checks, and every write (README "Table ownership": this module owns the three tables).
@@ -45,8 +75,9 @@ export class TaskRepository extends Repository {
   }
 
   /** A task of the company with a row lock (FOR UPDATE): the status checked next cannot change under the caller. */
-  lock(companyUuid: string, uuid: string): Promise<TaskEntity | null> {
-    return this.em.findOne(TaskEntity, { where: { uuid, companyUuid }, lock: { mode: 'pessimistic_write' } });
+  async lock(companyUuid: string, uuid: string): Promise<TaskEntity | null> {
+    const [row] = await preparedQuery<Omit<TaskEntity, 'storyPoints'> & { storyPoints: string | null }>(this.em, TASK_LOCK, [uuid, companyUuid]);
+    return row ? taskEntity(row) : null;
   }
 
   /** The row of a task already found, as the transaction now sees it. */
@@ -78,6 +109,13 @@ export class TaskRepository extends Repository {
   }
 
   async update(uuid: string, patch: Partial<TaskEntity>): Promise<void> {
+    // An edit of the editable fields (svc_update_task) is a prepared statement per combination, in a fixed order;
+    // any other patch goes through TypeORM. Both set updated_at as the entity's UpdateDateColumn does.
+    const fields = (Object.keys(EDITABLE) as Array<keyof TaskEntity>).filter((f) => f in patch);
+    if (fields.length && fields.length === Object.keys(patch).length) {
+      await preparedQuery(this.em, taskUpdate(fields), [uuid, ...fields.map((f) => patch[f])]);
+      return;
+    }
     await this.em.update(TaskEntity, { uuid }, patch);
   }
 

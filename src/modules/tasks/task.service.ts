@@ -269,7 +269,9 @@ export class TaskService {
 
   /** A mutation's answer: the task's record as its transaction left it. */
   private async result(tx: Tx, task: TaskEntity): Promise<TaskRecord> {
-    return this.reads.in(tx).recordOf(await this.tasks.in(tx).reload(task.uuid));
+    // The record is read in the transaction, so it sees every write: it needs only the task's uuid and company,
+    // not the row read back first.
+    return this.reads.in(tx).recordOf(task);
   }
 
   /** svc_update_task / svc_report_work status: start, submit or pull back, chosen by the current status. */

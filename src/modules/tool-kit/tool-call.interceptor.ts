@@ -31,7 +31,8 @@ export class ToolCallInterceptor implements NestInterceptor<unknown, CallResult>
       const longPoll = requestContext.getStore()?.longPoll;
       this.metrics.mcpCalls.inc({ tool: name, outcome });
       if (!longPoll) this.metrics.mcpDuration.observe({ tool: name }, seconds);
-      this.logger.info({ tool: name, outcome, durationMs: Math.round(seconds * 1e4) / 10, longPoll }, 'tool call');
+      // The line's fields are built only when it is written (LOG_LEVEL info or finer).
+      if (this.logger.isLevelEnabled('info')) this.logger.info({ tool: name, outcome, durationMs: Math.round(seconds * 1e4) / 10, longPoll }, 'tool call');
     };
     return next.handle().pipe(
       map((value: unknown) => toCallResult(value, structured)),

@@ -1,4 +1,4 @@
-import { RESULT_CAP_BYTES, renderResult } from './tool-result.js';
+import { RESULT_CAP_BYTES, renderResult, toCallResult } from './tool-result.js';
 
 describe('renderResult (64 KiB cap)', () => {
   it('leaves small results alone without a truncated marker', () => {
@@ -39,5 +39,27 @@ describe('renderResult (64 KiB cap)', () => {
   it('never cuts a single record', () => {
     const record = { uuid: 'x', acceptanceCriteriaItems: [{ d: 'z'.repeat(RESULT_CAP_BYTES * 2) }] };
     expect(renderResult(record)).toBe(JSON.stringify(record));
+  });
+
+  it('gives structuredContent that serializes to exactly the text, whatever the record holds', () => {
+    class Row {
+      constructor(readonly a = 1) {}
+    }
+    const records: unknown[] = [
+      { uuid: 'x', n: 2.5, neg: -0, ok: true, none: null, list: [1, 'two', { three: [] }], text: 'é ✓ "q"\n' },
+      { at: new Date('2026-01-02T03:04:05.678Z') },
+      { gone: undefined, kept: 1 },
+      { row: new Row() },
+      { items: Array.from({ length: 400 }, (_, i) => ({ i, pad: 'p'.repeat(400) })), page: 1, pageSize: 400, total: 400 },
+    ];
+    for (const record of records) {
+      const result = toCallResult(record, true);
+      expect(JSON.stringify(result.structuredContent)).toBe(result.content[0].text);
+      expect(result.structuredContent).toEqual(JSON.parse(result.content[0].text));
+    }
+    // Plain data is handed over as it is, not parsed back.
+    const plain = { uuid: 'x', list: [{ a: 1 }] };
+    expect(toCallResult(plain, true).structuredContent).toBe(plain);
+    expect(toCallResult(plain).structuredContent).toBeUndefined();
   });
 });

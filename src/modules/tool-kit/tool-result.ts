@@ -35,10 +35,21 @@ function rebuildTracker(tracker: Tracker, rowsKey: string, rows: Array<[string, 
 
 /** Serializes a tool result, cutting collections to the cap. Single records are never cut. */
 export function renderResult(result: unknown): string {
-  const text = JSON.stringify(result);
-  if (size(text) <= RESULT_CAP_BYTES || result === null || typeof result !== 'object' || Array.isArray(result)) return text;
-  const obj = result as Json;
+  return render(result).text;
+}
 
+/** The result's text, and whether it is the whole result (`JSON.stringify(result)`, nothing cut). */
+function render(result: unknown): { text: string; whole: boolean } {
+  const text = JSON.stringify(result);
+  // A string's UTF-8 size is at most 3 bytes per UTF-16 unit: short texts need no byte count.
+  if (text.length * 3 <= RESULT_CAP_BYTES || size(text) <= RESULT_CAP_BYTES || result === null || typeof result !== 'object' || Array.isArray(result)) {
+    return { text, whole: true };
+  }
+  return { text: cut(result as Json, text), whole: false };
+}
+
+/** A result over the cap: collections lose rows from the tail (or the whole text when nothing can be cut). */
+function cut(obj: Json, text: string): string {
   if (obj.ideaTracker || obj.taskTracker) {
     // Trackers: task rows go first (last row of the last project first), then idea rows.
     const ideas = trackerRows((obj.ideaTracker ?? {}) as Tracker, 'ideas');
@@ -75,9 +86,35 @@ export interface CallResult {
  * (after any cut) as `structuredContent` too, for clients that read it (docs/tool-conventions.md §1.1).
  */
 export function toCallResult(record: unknown, structured = false): CallResult {
-  const text = renderResult(record);
-  if (structured) return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
-  return { content: [{ type: 'text', text }] };
+  const { text, whole } = render(record);
+  if (!structured) return { content: [{ type: 'text', text }] };
+  // Nothing cut: the record itself when its JSON is the text exactly — the SDK serializes it to the same bytes. Cut:
+  // the text parsed back, the object it shows.
+  return { content: [{ type: 'text', text }], structuredContent: whole ? structuredOf(record, text) : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+/**
+ * The record as structuredContent: itself when it is plain JSON data (plain objects, arrays, strings, finite numbers but -0,
+ * booleans, null — what the tools' records are made of), else (a Date, an undefined field, a class instance…) the
+ * text parsed back; either way the SDK's serialization of it is the text's bytes. Saves parsing back every read's
+ * answer (BENCHMARKS.md "MCP").
+ */
+function structuredOf(record: unknown, text: string): Record<string, unknown> {
+  return isPlainData(record, 0) ? (record as Record<string, unknown>) : (JSON.parse(text) as Record<string, unknown>);
+}
+
+function isPlainData(v: unknown, depth: number): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (typeof v !== 'object' || depth > 64) return false;
+  if (Array.isArray(v)) {
+    for (const x of v) if (!isPlainData(x, depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in v) if (!isPlainData((v as Json)[k], depth + 1)) return false;
+  return true;
 }
 
 /** A refused call: `isError` with `{error: {code, message, ...extra}}` as its text. */

@@ -3,6 +3,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Logger } from 'pino';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/config.js';
+import { preparedQuery, type PreparedStatement } from '../database/prepared.js';
 import { LOGGER } from '../logging/logger.js';
 import { formatPosition, type StreamName } from './position.js';
 
@@ -38,6 +39,8 @@ const APPEND_SQL = `
                     SELECT $1, e.key, head.position - c.n + row_number() OVER (PARTITION BY e.key ORDER BY e.ord), e.project_uuid, e.payload
                       FROM e JOIN c USING (key) JOIN head USING (key))
   SELECT key, position::text AS position FROM head`;
+/** The append as a named prepared statement: parsed and planned once per connection. */
+const APPEND: PreparedStatement = { name: 'svc_stream_append', text: APPEND_SQL };
 
 /**
  * Deletes, per key, what is both older than the retention time and below the last `count` positions — from the bottom
@@ -125,7 +128,8 @@ export class StreamLog implements OnApplicationBootstrap, BeforeApplicationShutd
   async append(em: EntityManager, stream: StreamName, entries: readonly LogEntry[]): Promise<string[]> {
     if (!entries.length) return [];
     const epoch = await this.epoch();
-    const rows: Array<{ key: string; position: string }> = await em.query(APPEND_SQL, [
+    // Prepared on the transaction's connection: every mutation with a change event ends with it.
+    const rows = await preparedQuery<{ key: string; position: string }>(em, APPEND, [
       stream,
       entries.map((e) => e.key),
       entries.map((e) => e.projectUuid),
