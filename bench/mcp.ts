@@ -322,6 +322,9 @@ async function main(): Promise<void> {
   const { db, url: dbUrl, cleanup } = await scratchDatabase(logger, 'mcp');
   const server = await startServiceProcess({
     env: { DATABASE_URL: dbUrl, LOG_LEVEL, MCP_RATE_LIMIT_PER_MINUTE: '0' },
+    // BENCH_SERVER: another build's dist-bench/bench/service-server.js as "ours" (the code before a change), measured
+    // against the same bare servers by this build's harness.
+    serverFile: process.env.BENCH_SERVER,
     onLine: (line, stream) => {
       if (stream === 'stderr') console.error(line);
     },
