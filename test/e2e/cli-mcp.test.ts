@@ -42,7 +42,7 @@ describe('CLI tool client: mcp tools / mcp call (e2e, built CLI as a child proce
   beforeAll(async () => {
     ensureBuilt();
     app = await World.start();
-    const ids = new IdentityFactory(app.db.dataSource);
+    const ids = app.ids;
     const c = await ids.company();
     const u = await ids.user(c.uuid);
     pmKey = (await ids.agent(c.uuid, u.uuid, { preset: 'pm_agent' })).key;

@@ -10,7 +10,7 @@ describe('REST error envelope (e2e)', () => {
   beforeAll(async () => {
     app = await World.start();
     http = new HttpClient(app.url);
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const company = await f.company();
     const user = await f.user(company.uuid);
     await http.login(user.email, user.password);

@@ -21,7 +21,7 @@ describe('MCP clients of both eras (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    const ids = new IdentityFactory(app.db.dataSource);
+    const ids = app.ids;
     const c = await ids.company();
     const u = await ids.user(c.uuid);
     key = (await ids.agent(c.uuid, u.uuid, { preset: 'developer_agent' })).key;

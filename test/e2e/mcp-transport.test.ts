@@ -14,7 +14,7 @@ describe('tool endpoint transport (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start({ env: { CORS_ORIGINS: 'http://cors.example' } });
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     key = (await f.agent(c.uuid, u.uuid, { preset: 'developer_agent' })).key;

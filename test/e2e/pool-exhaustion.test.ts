@@ -18,7 +18,7 @@ describe('database pool exhausted (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     key = (await f.agent(c.uuid, u.uuid, { preset: 'developer_agent' })).key;

@@ -52,7 +52,7 @@ describe('security headers (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     key = (await f.agent(c.uuid, u.uuid)).key;

@@ -22,7 +22,7 @@ describe('svc_checkin and the notification tools (e2e, SDK client)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const company = await f.company();
     const user = await f.user(company.uuid, { name: 'Owner Person' });
     owner = { uuid: user.uuid, name: user.name, email: user.email };

@@ -66,7 +66,7 @@ describe('tool permission matrix (e2e, official SDK client)', () => {
   let companyUuid: string;
   const keys = new Map<string, string>();
   const clients: Client[] = [];
-  const ids = () => new IdentityFactory(app.db.dataSource);
+  const ids = () => app.ids;
 
   beforeAll(async () => {
     app = await World.start();

@@ -43,7 +43,7 @@ beforeAll(async () => {
   });
   svc = commentService(db, h.runner);
   f = new CollabFactory(db);
-  const ids = new IdentityFactory(db);
+  const ids = world.ids;
   const company = await ids.company();
   const u = await ids.user(company.uuid, { name: 'Alice Author' });
   user = userActor(u);
@@ -233,7 +233,7 @@ describe('CommentService.list', () => {
 
 describe('validMentionTargets', () => {
   it('keeps users and non-archived agents of the company in text order, drops the actor and everything else', async () => {
-    const ids = new IdentityFactory(db);
+    const ids = world.ids;
     const colleague = await ids.user(user.companyUuid);
     const archived = (await ids.agent(user.companyUuid, user.uuid, { name: 'Old Bot' })).agent;
     await db.query('UPDATE agent SET archived_at = now() WHERE uuid = $1', [archived.uuid]);

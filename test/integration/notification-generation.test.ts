@@ -69,7 +69,7 @@ beforeAll(async () => {
   f = new CollabFactory(db);
   drive = new MutationDriver(h.runner);
 
-  const ids = new IdentityFactory(db);
+  const ids = world.ids;
   const company = await ids.company();
   companyUuid = company.uuid;
   const ua = await ids.user(companyUuid, { name: 'Alice' });

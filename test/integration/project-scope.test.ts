@@ -21,7 +21,7 @@ describe('resolveProjectScope (docs/tool-conventions.md §2) against PostgreSQL'
     world = await World.database();
     db = world.db;
     const h = world.h;
-    const ids = new IdentityFactory(db.dataSource);
+    const ids = world.ids;
     const projects = projectService(db.dataSource, h.runner);
     const groups = projectGroupService(db.dataSource, h.runner);
     const a = userActor(await ids.user((await ids.company()).uuid));

@@ -24,8 +24,8 @@ beforeAll(async () => {
   h = world.h;
   projects = projectService(db.dataSource, h.runner);
   groups = projectGroupService(db.dataSource, h.runner);
-  f = new DomainFactory(db.dataSource, h.runner);
-  const ids = new IdentityFactory(db.dataSource);
+  f = new DomainFactory(world);
+  const ids = world.ids;
   const a = await ids.company();
   alice = userActor(await ids.user(a.uuid, { name: 'Alice' }));
   const b = await ids.company();
@@ -80,8 +80,7 @@ describe('ProjectService', () => {
   });
 
   it('lists projects by updatedAt desc with paging and total', async () => {
-    const { dataSource } = db;
-    const ids = new IdentityFactory(dataSource);
+    const ids = world.ids;
     const c = await ids.company();
     const carol = userActor(await ids.user(c.uuid));
     const p1 = await f.project(carol, { name: 'One' });
@@ -149,7 +148,7 @@ describe('ProjectService', () => {
 describe('ProjectGroupService', () => {
   let carol: Actor;
   beforeAll(async () => {
-    const ids = new IdentityFactory(db.dataSource);
+    const ids = world.ids;
     const c = await ids.company();
     carol = userActor(await ids.user(c.uuid, { name: 'Carol' }));
   });

@@ -29,7 +29,7 @@ beforeAll(async () => {
   db = tdb.dataSource;
   svc = searchService(db);
   f = new CollabFactory(db);
-  const idf = new IdentityFactory(db);
+  const idf = world.ids;
   const company = await idf.company();
   const u = await idf.user(company.uuid, { name: 'Sam Searcher', email: 'sam@corp.test' });
   user = userActor(u);
@@ -199,7 +199,7 @@ describe('SearchService.mentionables', () => {
   const people: Record<string, string> = {};
 
   beforeAll(async () => {
-    const idf = new IdentityFactory(db);
+    const idf = world.ids;
     const company = user.companyUuid;
     people.bob = (await idf.user(company, { name: 'bob Brown', email: 'bob@corp.test' })).uuid;
     people.alice = (await idf.user(company, { name: 'Alice Anders', email: 'anders@corp.test' })).uuid;

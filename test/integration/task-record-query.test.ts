@@ -57,7 +57,7 @@ describe('TaskReadRepository.record (one statement)', () => {
     world = await World.database();
     tdb = world.db;
     const h = world.h;
-    const f = new TaskFactory(tdb.dataSource, h);
+    const f = new TaskFactory(world);
     const w = await f.world();
     const refsSvc = referenceService(tdb.dataSource, h.runner);
     const pre = await f.task(w.admin, w.projectUuid, { title: 'Pre "quoted" \\ back' });
@@ -107,7 +107,7 @@ describe('TaskReadRepository.record (one statement)', () => {
   });
 
   it("is svc_get_task's only statement: the named prepared svc_task_record, straight on the pool", async () => {
-    const f = new TaskFactory(tdb.dataSource, world.h);
+    const f = new TaskFactory(world);
     const w = await f.world();
     const t = await f.task(w.admin, w.projectUuid, { title: 'Hot path', dependsOnTaskUuids: [(await f.task(w.admin, w.projectUuid, { title: 'Pre' })).uuid] });
     const pool = (tdb.dataSource.driver as unknown as { master: Pool }).master;

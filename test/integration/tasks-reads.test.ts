@@ -16,7 +16,7 @@ describe('task reads', () => {
     world = await World.database();
     tdb = world.db;
     h = world.h;
-    f = new TaskFactory(tdb.dataSource, h);
+    f = new TaskFactory(world);
     w = await f.world();
   });
   afterAll(() => world.close());

@@ -78,7 +78,7 @@ export async function createIdeaWorld(): Promise<IdeaWorld> {
     db,
     h,
     refused,
-    f: new DomainFactory(db.dataSource, h.runner),
+    f: new DomainFactory(world),
     ideas: ideaService(db.dataSource, h.runner),
     elaboration: elaborationService(db.dataSource, h.runner),
     tracker: ideaTrackerService(db.dataSource),

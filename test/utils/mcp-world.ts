@@ -62,7 +62,7 @@ export class McpWorld {
     this.sessionService = app.get(SessionService);
     this.projects = app.get(ProjectService);
     this.groups = app.get(ProjectGroupService);
-    this.rows = new TaskFactory(app.ds, app.h);
+    this.rows = new TaskFactory(app);
     this.events = app.recordEvents();
   }
 
@@ -268,7 +268,7 @@ export async function createIdeaToolWorld(): Promise<IdeaToolWorld> {
     dev: await agent(a.uuid, aliceU.uuid, 'developer_agent', 'Dev'),
     admin: await agent(a.uuid, bobU.uuid, 'admin_agent', 'Admin'),
     mallory: await agent(b.uuid, malloryU.uuid, 'admin_agent', 'Mallory'),
-    f: new DomainFactory(ds, app.get(TransactionRunner)),
+    f: new DomainFactory(app, { app: true }),
     events,
     takeEvents,
     call,

@@ -54,7 +54,7 @@ export async function createRestWorld(): Promise<RestWorld> {
     b,
     anon: app.http(),
     identity: app.ids,
-    seed: new DomainFactory(app.ds, runner),
+    seed: new DomainFactory(app),
     runner,
     colleague: () => tenant(a.companyUuid),
   };

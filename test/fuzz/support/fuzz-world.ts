@@ -115,7 +115,7 @@ export class FuzzWorld {
     const project = await ok('POST', '/api/projects', { name: `Project ${label}`, groupUuid: group.uuid });
     await ok('POST', '/api/projects', { name: `Empty project ${label}` });
     const actor = userActor(user);
-    const domain = new DomainFactory(db, this.app.get(TransactionRunner));
+    const domain = new DomainFactory(this.app, { app: true });
     const elaborated = await domain.idea(actor, project.uuid, { state: 'elaborated' });
     await domain.idea(actor, project.uuid, { state: 'pending_answers' });
     await ok('POST', `/api/projects/${project.uuid}/ideas`, { title: `Open idea ${label}`, content: 'Plain content' });
