@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { countComments, parseMentions, resolveTarget, validMentionTargets, writeComment, type CommentService } from '../../src/modules/collaboration/index.js';
-import { commentService } from '../utils/domain-services.js';
+import { CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import { CollabFactory } from '../factories/collab.factory.js';
@@ -41,7 +40,7 @@ beforeAll(async () => {
   h.onCommitted((m) => {
     mutations.push(m);
   });
-  svc = commentService(db, h.runner);
+  svc = world.get(CommentService);
   f = new CollabFactory(db);
   const ids = world.ids;
   const company = await ids.company();

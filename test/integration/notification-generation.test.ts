@@ -3,7 +3,6 @@ import { jest } from '@jest/globals';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AgentService } from '../../src/modules/identity/index.js';
-import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
 import { NotificationGenerator, NotificationService } from '../../src/modules/notifications/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
@@ -18,7 +17,6 @@ import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, MentionEntity, NotificationEntity, TaskEntity } from '../../src/entities.js';
 import type { NotificationPreferenceService } from '../../src/modules/notifications/notification-preference.service.js';
 import { notificationInbox } from '../utils/notification-inbox.js';
-import { reactionsEmitter } from '../utils/on-event.js';
 
 type Who = { type: 'user' | 'agent'; uuid: string };
 
@@ -82,7 +80,7 @@ beforeAll(async () => {
   helper = agentActor((await ids.agent(companyUuid, uc.uuid, { name: 'Helper Bot' })).agent, companyUuid);
   const g = await ids.agent(companyUuid, uc.uuid, { name: 'Ghost Bot' });
   ghost = agentActor(g.agent, companyUuid);
-  await new AgentService(db, new AgentRepository(db.manager), reactionsEmitter()).archive({ companyUuid, userUuid: uc.uuid }, g.agent.uuid);
+  await world.get(AgentService).archive({ companyUuid, userUuid: uc.uuid }, g.agent.uuid);
   for (let i = 0; i < 12; i++) extraUsers.push(userActor(await ids.user(companyUuid, { name: `Extra ${i}` })));
   const other = await ids.company();
   outsider = userActor(await ids.user(other.uuid, { name: 'Outsider' }));

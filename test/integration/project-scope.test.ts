@@ -1,6 +1,6 @@
+import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
 import { randomUUID } from 'node:crypto';
 import { resolveProjectScope } from '../../src/modules/assignments/index.js';
-import { projectGroupService, projectService } from '../utils/domain-services.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
@@ -22,8 +22,8 @@ describe('resolveProjectScope (docs/tool-conventions.md §2) against PostgreSQL'
     db = world.db;
     const h = world.h;
     const ids = world.ids;
-    const projects = projectService(db.dataSource, h.runner);
-    const groups = projectGroupService(db.dataSource, h.runner);
+    const projects = world.get(ProjectService);
+    const groups = world.get(ProjectGroupService);
     const a = userActor(await ids.user((await ids.company()).uuid));
     const b = userActor(await ids.user((await ids.company()).uuid));
     company = a.companyUuid;

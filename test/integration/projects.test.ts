@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import type { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
-import { projectGroupService, projectService } from '../utils/domain-services.js';
+import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
 import { DomainFactory } from '../factories/domain.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
 import { expectAppError, tableCounts } from '../utils/expect-error.js';
@@ -22,8 +21,8 @@ beforeAll(async () => {
   world = await World.database();
   db = world.db;
   h = world.h;
-  projects = projectService(db.dataSource, h.runner);
-  groups = projectGroupService(db.dataSource, h.runner);
+  projects = world.get(ProjectService);
+  groups = world.get(ProjectGroupService);
   f = new DomainFactory(world);
   const ids = world.ids;
   const a = await ids.company();

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { SearchService } from '../../src/modules/collaboration/index.js';
-import { searchService } from '../utils/domain-services.js';
+import { SearchService } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
 import { IdentityFactory } from '../factories/identity.factory.js';
@@ -27,7 +26,7 @@ beforeAll(async () => {
   world = await World.database();
   tdb = world.db;
   db = tdb.dataSource;
-  svc = searchService(db);
+  svc = world.get(SearchService);
   f = new CollabFactory(db);
   const idf = world.ids;
   const company = await idf.company();

@@ -3,13 +3,12 @@ import { jest } from '@jest/globals';
 import type { Pool } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { PersonResolver } from '../../src/shared/database/person.js';
-import { countComments, listForTarget } from '../../src/modules/collaboration/index.js';
+import { ReferenceService, countComments, listForTarget } from '../../src/modules/collaboration/index.js';
 import { acceptanceStatus, acceptanceSummary } from '../../src/modules/tasks/domain/task-transition.js';
 import { AcceptanceCriterionEntity, TaskEntity } from '../../src/modules/tasks/task.entity.js';
 import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
 import { taskPeople, toCriterionRecord, toTaskSummary } from '../../src/modules/tasks/task.records.js';
 import { TaskFactory } from '../factories/task.factory.js';
-import { referenceService } from '../utils/domain-services.js';
 import { World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
@@ -59,7 +58,7 @@ describe('TaskReadRepository.record (one statement)', () => {
     const h = world.h;
     const f = new TaskFactory(world);
     const w = await f.world();
-    const refsSvc = referenceService(tdb.dataSource, h.runner);
+    const refsSvc = world.get(ReferenceService);
     const pre = await f.task(w.admin, w.projectUuid, { title: 'Pre "quoted" \\ back' });
     const pre2 = await f.task(w.admin, w.projectUuid, { title: 'Pre2 ünïcödé 🚀' });
     const t = await f.task(w.admin, w.projectUuid, {

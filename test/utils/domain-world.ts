@@ -1,7 +1,6 @@
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
-import type { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
-import { elaborationService, ideaService, ideaTrackerService } from './domain-services.js';
+import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import { DomainFactory } from '../factories/domain.factory.js';
 import type { IdentityFactory } from '../factories/identity.factory.js';
@@ -79,9 +78,9 @@ export async function createIdeaWorld(): Promise<IdeaWorld> {
     h,
     refused,
     f: new DomainFactory(world),
-    ideas: ideaService(db.dataSource, h.runner),
-    elaboration: elaborationService(db.dataSource, h.runner),
-    tracker: ideaTrackerService(db.dataSource),
+    ideas: world.get(IdeaService),
+    elaboration: world.get(ElaborationService),
+    tracker: world.get(IdeaTrackerService),
     ids,
     alice: userActor(aliceU),
     bob: userActor(bobU),
