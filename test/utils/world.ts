@@ -61,6 +61,11 @@ export interface WorldOptions {
   modules?: readonly WorldModule[];
   /** `World.database` only: the compiled context's logger (silent otherwise). */
   logger?: PinoLogger;
+  /**
+   * `World.database` only: the context's mutations take stream positions as the app's do (tests of notifications and
+   * streams). By default they take none, so seeding never reaches the streams of a service on the same database.
+   */
+  logStreams?: boolean;
 }
 
 /** An agent seeded by the world: its record, its raw key, its Actor and, in a started world, an SDK client. */
@@ -96,9 +101,9 @@ export class World {
   }
 
   /** A fresh database and a compiled context of the modules under test; no app. */
-  static async database(opts: Pick<WorldOptions, 'modules' | 'clock' | 'env' | 'logger'> = {}): Promise<World> {
+  static async database(opts: Pick<WorldOptions, 'modules' | 'clock' | 'env' | 'logger' | 'logStreams'> = {}): Promise<World> {
     const db = await createTestDatabase();
-    return new World(db, await compileContext(db.dataSource, { modules: opts.modules ?? DOMAIN_MODULES, clock: opts.clock, env: opts.env, logger: opts.logger }));
+    return new World(db, await compileContext(db.dataSource, { ...opts, modules: opts.modules ?? DOMAIN_MODULES }));
   }
 
   /**
@@ -283,15 +288,16 @@ const silentNest: LoggerService = { log: () => undefined, error: () => undefined
  * Compiles a `TestingModule` of the kernel (`CoreModule`, on `ds`) and `modules` from Nest's DI, as the app wires
  * them, and initialises it (`@OnEvent` handlers bound, lifecycle hooks run).
  */
-async function compileContext(ds: DataSource, opts: { modules: readonly WorldModule[]; clock?: Clock; env?: Record<string, string>; logger?: PinoLogger }): Promise<TestingModule> {
+async function compileContext(
+  ds: DataSource,
+  opts: { modules: readonly WorldModule[]; clock?: Clock; env?: Record<string, string>; logger?: PinoLogger; logStreams?: boolean },
+): Promise<TestingModule> {
   const config = loadConfig({ ...opts.env });
   const logger = opts.logger ?? pino({ level: 'silent' });
   const core = CoreModule.forRoot({ config, dataSource: ds, logger, metrics: new MetricsService(), lifecycle: new Lifecycle(), clock: opts.clock });
-  const moduleRef = await Test.createTestingModule({ imports: [core, ...opts.modules] })
-    .setLogger(silentNest)
-    .overrideProvider(StreamLog)
-    .useClass(UnloggedStreamLog)
-    .compile();
+  const builder = Test.createTestingModule({ imports: [core, ...opts.modules] }).setLogger(silentNest);
+  if (!opts.logStreams) builder.overrideProvider(StreamLog).useClass(UnloggedStreamLog);
+  const moduleRef = await builder.compile();
   await moduleRef.init();
   return moduleRef;
 }
