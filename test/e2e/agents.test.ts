@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AuthService } from '../../src/modules/identity/index.js';
 import { World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+import type { SeededUser } from '../factories/identity.factory.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const FORBIDDEN = { success: false, error: { code: 'FORBIDDEN', message: "Only the agent's owner can manage it" } };

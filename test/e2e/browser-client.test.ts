@@ -1,7 +1,6 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { FailoverProxy } from '../utils/failover-proxy.js';
 import { HttpClient } from '../utils/http.js';

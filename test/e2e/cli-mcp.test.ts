@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ProposalFactory } from '../factories/proposal.factory.js';
 import { ensureBuilt, runCli } from '../utils/built.js';
 import { mcpClient } from '../utils/mcp-client.js';

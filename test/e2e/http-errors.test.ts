@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 
 describe('REST error envelope (e2e)', () => {
   let app: World;

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ProposalFactory } from '../factories/proposal.factory.js';
 import { mcpClient, mcpClientV1, rpc, type Negotiation } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';

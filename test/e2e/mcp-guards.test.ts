@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 

@@ -1,6 +1,5 @@
 import { RATE_LIMITED_RPC_CODE } from '../../src/modules/tools/index.js';
 import { AgentService } from '../../src/modules/identity/index.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ManualClock } from '../utils/clock.js';
 import { mcpClient, mcpClientV1, rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';

@@ -1,7 +1,6 @@
 import { jest } from '@jest/globals';
 import { CredentialResolver } from '../../src/shared/auth/auth-context.js';
 import { McpEndpoint } from '../../src/modules/tools/index.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { mcpClient, rpc } from '../utils/mcp-client.js';
 import { adminQuery } from '../utils/test-database.js';
 import { World } from '../utils/world.js';

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { changeJson, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
 import { openEventSource, type TestEventSource } from '../utils/sse.js';

@@ -1,5 +1,4 @@
 import { DataSource, type QueryRunner } from 'typeorm';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';

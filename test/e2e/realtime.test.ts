@@ -2,7 +2,6 @@ import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { StreamService } from '../../src/modules/realtime/index.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { openEventSource, openRaw } from '../utils/sse.js';
 import { nOf, parseBlock } from '../utils/sse-positions.js';

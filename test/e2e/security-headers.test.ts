@@ -1,6 +1,5 @@
 /// <reference lib="dom" />
 import type { Browser } from 'playwright-core';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { HttpClient } from '../utils/http.js';
 import { rpc } from '../utils/mcp-client.js';

@@ -1,4 +1,3 @@
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { callTool, mcpClient } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+import type { SeededUser } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { mcpClient, rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';

@@ -4,7 +4,6 @@ import { ActivityService, CommentService, ReferenceService, recentActivities } f
 import { ActivityEntity } from '../../src/entities.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, type Harness, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 

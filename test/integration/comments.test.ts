@@ -4,7 +4,6 @@ import { CommentService, countComments, parseMentions, resolveTarget, validMenti
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, type Harness, textsOf, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, CommentEntity } from '../../src/entities.js';

@@ -16,7 +16,6 @@ import { Lifecycle } from '../../src/shared/lifecycle.js';
 import { createLogger, PinoNestLogger, requestContext } from '../../src/shared/logging/logger.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 

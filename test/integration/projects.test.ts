@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
 import { DomainFactory } from '../factories/domain.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { expectAppError, tableCounts } from '../utils/expect-error.js';
 import { type Harness, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';

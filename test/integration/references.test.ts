@@ -3,7 +3,6 @@ import type { DataSource } from 'typeorm';
 import { CommentService, ReferenceService, deleteTargetCollaboration, insertReferences, listForTarget, validateReference } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, type Harness, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, CommentEntity, ReferenceEntity } from '../../src/entities.js';

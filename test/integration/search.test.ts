@@ -3,7 +3,6 @@ import type { DataSource } from 'typeorm';
 import { SearchService } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 

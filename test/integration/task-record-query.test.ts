@@ -55,7 +55,6 @@ describe('TaskReadRepository.record (one statement)', () => {
   it('equals the query-by-query record for every task', async () => {
     world = await World.database();
     tdb = world.db;
-    const h = world.h;
     const f = new TaskFactory(world);
     const w = await f.world();
     const refsSvc = world.get(ReferenceService);

@@ -1,20 +1,18 @@
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';
 import { TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { type Harness, World } from '../utils/world.js';
+import { World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
 /** Listings, the TaskRecord shape of docs/tool-conventions.md §5.9 and the task tracker of docs/tool-conventions.md §3. */
 describe('task reads', () => {
   let world: World;
   let tdb: TestDatabase;
-  let h: Harness;
   let f: TaskFactory;
   let w: TaskWorld;
 
   beforeAll(async () => {
     world = await World.database();
     tdb = world.db;
-    h = world.h;
     f = new TaskFactory(world);
     w = await f.world();
   });

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { ProjectGroupService, ProjectService, type ProjectEntity } from '../../src/modules/projects/index.js';
 import { SessionService } from '../../src/modules/sessions/session.service.js';

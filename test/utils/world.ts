@@ -3,7 +3,6 @@ import { Writable } from 'node:stream';
 import type { Client } from '@modelcontextprotocol/client';
 import type { DynamicModule, LoggerService, Type } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { pino, type Logger as PinoLogger } from 'pino';
 import type { DataSource } from 'typeorm';
@@ -255,11 +254,6 @@ export interface Harness {
   takeEvents(): RealtimeEvent[];
   /** Calls `listener` with what every committed mutation recorded (activities, texts, new mentions). */
   onCommitted(listener: (m: MutationCommitted) => void): void;
-}
-
-/** The stream log outside a Nest app (no background pruning). */
-export function testStreamLog(db: DataSource): StreamLog {
-  return new StreamLog(db, loadConfig({}), pino({ level: 'silent' }), new SchedulerRegistry());
 }
 
 /**

@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { TransactionRunner } from '../../../src/shared/database/transaction-runner.js';
 import { DomainFactory } from '../../factories/domain.factory.js';
 import type { SeededUser } from '../../factories/identity.factory.js';
 import { NotificationFactory } from '../../factories/notification.factory.js';
