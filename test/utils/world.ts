@@ -20,7 +20,7 @@ import { TransactionRunner } from '../../src/shared/database/transaction-runner.
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import { MUTATION_EVENTS, type MutationCommitted, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import type { MentionSource } from '../../src/shared/events/domain-events.js';
-import { createLogger } from '../../src/shared/logging/logger.js';
+import { createLogger, PinoNestLogger } from '../../src/shared/logging/logger.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { CollaborationModule } from '../../src/modules/collaboration/index.js';
@@ -58,7 +58,7 @@ export interface WorldOptions {
   clock?: Clock;
   /** `World.database` only: the modules under test, compiled with the kernel (default `DOMAIN_MODULES`). */
   modules?: readonly WorldModule[];
-  /** `World.database` only: the compiled context's logger (silent otherwise). */
+  /** `World.database` only: the compiled context's logger, Nest's own lines included (silent otherwise). */
   logger?: PinoLogger;
   /**
    * `World.database` only: the context's mutations take stream positions as the app's do (tests of notifications and
@@ -289,7 +289,8 @@ async function compileContext(
   const config = loadConfig({ ...opts.env });
   const logger = opts.logger ?? pino({ level: 'silent' });
   const core = CoreModule.forRoot({ config, dataSource: ds, logger, metrics: new MetricsService(), lifecycle: new Lifecycle(), clock: opts.clock });
-  const builder = Test.createTestingModule({ imports: [core, ...opts.modules] }).setLogger(silentNest);
+  // Nest's own log lines (an `@OnEvent` handler's failure, say) go to the given logger, as the app's do.
+  const builder = Test.createTestingModule({ imports: [core, ...opts.modules] }).setLogger(opts.logger ? new PinoNestLogger(opts.logger) : silentNest);
   if (!opts.logStreams) builder.overrideProvider(StreamLog).useClass(UnloggedStreamLog);
   const moduleRef = await builder.compile();
   await moduleRef.init();
