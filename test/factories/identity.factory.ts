@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { AgentService, IdentityAdminService } from '../../src/modules/identity/index.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
+import { unique as shared } from '../utils/world.js';
 
 export interface SeededUser {
   companyUuid: string;
@@ -10,7 +10,7 @@ export interface SeededUser {
   password: string;
 }
 
-const unique = (): string => randomBytes(4).toString('hex');
+const unique = (): string => shared(4);
 
 /** Resolves a provider of a compiled context (`World.seeding`). */
 export type Resolve = <T>(token: abstract new (...args: never[]) => T) => T;

@@ -1,13 +1,12 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor, ActorType } from '../../src/shared/auth/actor.js';
 import { DocumentService, type DocumentType } from '../../src/modules/documents/index.js';
 import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
-import { agentActor, userActor, type Harness, type World } from '../utils/world.js';
+import { agentActor, unique, userActor, type Harness, type World } from '../utils/world.js';
 import { AcceptanceCriterionEntity, ActivityEntity, AgentSessionEntity, CommentEntity, DocumentEntity, IdeaEntity, ProjectEntity, ProposalEntity, ReferenceEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
-const unique = (): string => randomBytes(3).toString('hex');
 type Who = { type: ActorType; uuid: string };
 const who = (a: Actor | Who): Who => ({ type: a.type, uuid: a.uuid });
 

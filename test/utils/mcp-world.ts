@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
@@ -10,7 +9,7 @@ import type { IdentityFactory, SeededUser } from '../factories/identity.factory.
 import { LONG_CONTENT, ProposalFactory } from '../factories/proposal.factory.js';
 import { TaskFactory } from '../factories/task.factory.js';
 import { callTool, okCall, type ToolResult } from './mcp-client.js';
-import { userActor, World } from './world.js';
+import { unique, userActor, World } from './world.js';
 
 /**
  * The casts of the MCP tool tests, each built on `World.start()` (the app, its seeding helpers, its agents' SDK
@@ -18,7 +17,6 @@ import { userActor, World } from './world.js';
  * session tools) and `seedToolWorld` (proposal and document tools).
  */
 
-const unique = (): string => randomBytes(3).toString('hex');
 
 /** An agent with a key and an official SDK client bound to it. */
 export interface McpAgent {

@@ -31,7 +31,12 @@ import { ProjectsModule, ProjectService } from '../../src/modules/projects/index
 import { ProposalsModule } from '../../src/modules/proposals/index.js';
 import { SessionsModule } from '../../src/modules/sessions/index.js';
 import { TasksModule } from '../../src/modules/tasks/index.js';
+import { DomainFactory, type IdeaState } from '../factories/domain.factory.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+import { TaskFactory } from '../factories/task.factory.js';
+import type { GroupRecord } from '../../src/modules/projects/index.js';
+import type { IdeaRecord } from '../../src/modules/ideas/index.js';
+import type { NewTaskInput, TaskStatus, TaskSummary } from '../../src/modules/tasks/index.js';
 import { HttpClient } from './http.js';
 import { callTool, mcpClient, type ToolResult } from './mcp-client.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -77,8 +82,8 @@ export interface WorldAgent {
   client: Client;
 }
 
-/** A short random suffix for names and emails that must not collide within a database. */
-export const unique = (): string => randomBytes(3).toString('hex');
+/** A short random hex suffix (`bytes` random bytes) for names and emails that must not collide within a database. */
+export const unique = (bytes = 3): string => randomBytes(bytes).toString('hex');
 
 export class World {
   /** Every log line the app wrote, parsed (started worlds). */
@@ -88,6 +93,8 @@ export class World {
   private readonly clients: Client[] = [];
   private running: RunningService | null = null;
   private appConfig: AppConfig | null = null;
+  private domainFactory?: DomainFactory;
+  private taskFactory?: TaskFactory;
 
   private constructor(
     readonly db: TestDatabase,
@@ -195,6 +202,38 @@ export class World {
   /** A project created through the projects service of the seeders' context. */
   async project(actor: Actor, opts: { name?: string; description?: string; groupUuid?: string } = {}): Promise<string> {
     return (await this.seeding(ProjectService).create(actor, { name: opts.name ?? `Project ${unique()}`, ...opts })).uuid;
+  }
+
+  /** Seeders of projects, groups and ideas in any state (test/factories/domain.factory.ts), on the seeders' context. */
+  get domain(): DomainFactory {
+    this.domainFactory ??= new DomainFactory(this);
+    return this.domainFactory;
+  }
+
+  /** Seeders of tasks in any status and of sessions (test/factories/task.factory.ts), on the seeders' context. */
+  get tasks(): TaskFactory {
+    this.taskFactory ??= new TaskFactory(this);
+    return this.taskFactory;
+  }
+
+  /** A project group. */
+  group(actor: Actor, opts: { name?: string; description?: string } = {}): Promise<GroupRecord> {
+    return this.domain.group(actor, opts);
+  }
+
+  /** An idea driven into `state` (default open) through the ideas services. */
+  idea(actor: Actor, projectUuid: string, opts: Parameters<DomainFactory['idea']>[2] & { state?: IdeaState } = {}): Promise<IdeaRecord> {
+    return this.domain.idea(actor, projectUuid, opts);
+  }
+
+  /** An open task with two required acceptance criteria and one optional one, through the tasks service. */
+  task(actor: Actor, projectUuid: string, overrides: Partial<NewTaskInput> = {}): Promise<TaskSummary> {
+    return this.tasks.task(actor, projectUuid, overrides);
+  }
+
+  /** A task created by `creator` and moved to `status` along the legal path, `assignee` doing the assignee's steps. */
+  taskIn(status: TaskStatus, creator: Actor, projectUuid: string, assignee: Actor, overrides: Partial<NewTaskInput> = {}): Promise<string> {
+    return this.tasks.taskIn(status, { admin: creator, projectUuid }, assignee, overrides);
   }
 
   // --- access --------------------------------------------------------------------------------------------------
