@@ -67,6 +67,7 @@ export class TaskFactory {
     return agentActor(agent, companyUuid);
   }
 
+  /** @deprecated A cast; new tests seed with `world.company()`, `world.user()`, `world.agent()` and `world.project()`. */
   async world(): Promise<TaskWorld> {
     const company = await this.ids.company();
     const u1 = await this.ids.user(company.uuid, { name: `Admin ${unique()}` });

@@ -12,6 +12,9 @@ import { agentActor, userActor, World, type Harness } from './world.js';
  * The idea tests' cast on `World.database()`: a fresh database with two companies and the cast the idea tests need: users alice and bob; agents pm (pm_agent,
  * owned by alice), pm2 (pm_agent, owned by bob), dev (developer_agent, owned by alice), admin (admin_agent, owned
  * by bob); and mallory in another company. `mutations` records what each committed mutation recorded (`activityCommitted`).
+ *
+ * @deprecated A cast over the one test world (test/utils/world.ts), kept until the suites that use it are rewritten on the
+ * world's own seeders (README "Testing"); write new tests on `World` directly.
  */
 export interface IdeaWorld {
   db: TestDatabase;

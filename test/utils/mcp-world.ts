@@ -15,6 +15,9 @@ import { unique, userActor, World } from './world.js';
  * The casts of the MCP tool tests, each built on `World.start()` (the app, its seeding helpers, its agents' SDK
  * clients, closed with it): `createIdeaToolWorld` (idea, project and collaboration tools), `McpWorld` (task and
  * session tools) and `seedToolWorld` (proposal and document tools).
+ *
+ * @deprecated A cast over the one test world (test/utils/world.ts), kept until the suites that use it are rewritten on the
+ * world's own seeders (README "Testing"); write new tests on `World` directly.
  */
 
 
