@@ -117,7 +117,7 @@ export class World {
    * process's database); `close()` closes the context and leaves the database open.
    */
   static async over(dataSource: DataSource, opts: Pick<WorldOptions, 'modules' | 'clock' | 'env'> = {}): Promise<World> {
-    const db: TestDatabase = { name: '', url: '', dataSource, drop: async () => undefined };
+    const db: TestDatabase = { name: '', url: '', dataSource, drop: async () => undefined, dropLater: async () => undefined };
     return new World(db, await compileContext(dataSource, { modules: opts.modules ?? DOMAIN_MODULES, clock: opts.clock, env: opts.env }), false);
   }
 
@@ -272,7 +272,7 @@ export class World {
     for (const c of this.clients.splice(0)) await c.close().catch(() => undefined);
     if (this.running) await this.running.stop();
     await this.context.close();
-    if (this.ownsDb) await this.db.drop();
+    if (this.ownsDb) await this.db.dropLater();
   }
 }
 
