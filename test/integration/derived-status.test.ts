@@ -10,7 +10,7 @@ beforeAll(async () => {
   w = await createIdeaWorld();
   projectUuid = (await w.f.project(w.alice)).uuid;
 });
-afterAll(async () => w.db.drop());
+afterAll(() => w.close());
 
 /** Derived status as seen by get, list and the tracker: all three must agree. */
 async function derived(ideaUuid: string, viewer: Actor = w.pm): Promise<DerivedStatus> {

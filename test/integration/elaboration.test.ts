@@ -10,7 +10,7 @@ beforeAll(async () => {
   w = await createIdeaWorld();
   projectUuid = (await w.f.project(w.alice)).uuid;
 });
-afterAll(async () => w.db.drop());
+afterAll(() => w.close());
 beforeEach(() => {
   w.h.takeEvents();
   w.mutations.length = 0;

@@ -6,7 +6,7 @@ let w: IdeaWorld;
 beforeAll(async () => {
   w = await createIdeaWorld();
 });
-afterAll(async () => w.db.drop());
+afterAll(() => w.close());
 beforeEach(() => w.h.takeEvents());
 
 const ev = (entityType: string, entityUuid: string, projectUuid: string): Record<string, string> => ({

@@ -12,7 +12,7 @@ beforeAll(async () => {
   pB = (await w.f.project(w.alice, { name: 'Beta' })).uuid;
   pC = (await w.f.project(w.alice, { name: 'Gamma' })).uuid;
 });
-afterAll(async () => w.db.drop());
+afterAll(() => w.close());
 
 /** Pins an idea's updatedAt so the order under test does not depend on timing. */
 async function at(ideaUuid: string, minutesAgo: number): Promise<void> {

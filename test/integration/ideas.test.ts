@@ -13,7 +13,7 @@ beforeAll(async () => {
   projectUuid = (await w.f.project(w.alice, { name: 'Main' })).uuid;
   otherProjectUuid = (await w.f.project(w.alice, { name: 'Other' })).uuid;
 });
-afterAll(async () => w.db.drop());
+afterAll(() => w.close());
 beforeEach(() => {
   w.h.takeEvents();
   w.mutations.length = 0;

@@ -2,7 +2,7 @@ import type { Actor } from '../../src/shared/auth/actor.js';
 import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/modules/ideas/index.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
-import { DomainFactory } from '../factories/domain.factory.js';
+import type { DomainFactory } from '../factories/domain.factory.js';
 import type { IdentityFactory } from '../factories/identity.factory.js';
 import { expectAppError, tableCounts } from './expect-error.js';
 import type { TestDatabase } from './test-database.js';
@@ -17,6 +17,7 @@ import { agentActor, userActor, World, type Harness } from './world.js';
  * world's own seeders (README "Testing"); write new tests on `World` directly.
  */
 export interface IdeaWorld {
+  world: World;
   db: TestDatabase;
   h: Harness;
   f: DomainFactory;
@@ -38,6 +39,8 @@ export interface IdeaWorld {
   ideaRow(uuid: string): Promise<Record<string, unknown> | undefined>;
   /** Runs a call that must be refused with `code` (and `message`) and checks that nothing was written or published. */
   refused(call: () => Promise<unknown>, code: string, message?: string): Promise<void>;
+  /** Closes the world: its compiled context, then its database. */
+  close(): Promise<void>;
   /** Activity rows of one target, oldest first. */
   activities(targetUuid: string): Promise<Array<{ action: string; project_uuid: string; value: Record<string, unknown> | null; actor_uuid: string }>>;
 }
@@ -77,10 +80,12 @@ export async function createIdeaWorld(): Promise<IdeaWorld> {
     expect(h.takeEvents()).toEqual([]);
   };
   return {
+    world,
     db,
     h,
+    close: () => world.close(),
     refused,
-    f: new DomainFactory(world),
+    f: world.domain,
     ideas: world.get(IdeaService),
     elaboration: world.get(ElaborationService),
     tracker: world.get(IdeaTrackerService),
