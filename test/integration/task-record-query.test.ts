@@ -87,7 +87,7 @@ describe('TaskReadRepository.record (one statement)', () => {
     let checked = 0;
     for (const task of all) {
       const expected = await referenceRecord(tdb.dataSource.manager, task);
-      const actual = await new TaskReadRepository(tdb.dataSource.manager).record(task.companyUuid, task.uuid);
+      const actual = await world.get(TaskReadRepository).record(task.companyUuid, task.uuid);
       expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
       expect(actual).toEqual(expected);
       const inTx = await tdb.dataSource.transaction((em) => new TaskReadRepository(em).recordOf(task));
@@ -95,13 +95,13 @@ describe('TaskReadRepository.record (one statement)', () => {
       checked++;
     }
     expect(checked).toBe(all.length);
-    const main = (await new TaskReadRepository(tdb.dataSource.manager).record(w.companyUuid, t.uuid))!;
+    const main = (await world.get(TaskReadRepository).record(w.companyUuid, t.uuid))!;
     expect(main.references.map((r) => r.createdBy.name)).toContain('(unknown)');
     expect(main.acceptanceCriteriaItems.map((c) => [c.devMarkedBy?.type ?? null, c.markedBy?.type ?? null])).toEqual([['agent', null], [null, 'user'], ['agent', null]]);
     expect(main.activeSessions.map((s) => s.sessionName)).toEqual(['w1', 'w3']);
     expect(main.storyPoints).toBe(2.5);
     // Another company's task is not found.
-    expect(await new TaskReadRepository(tdb.dataSource.manager).record(randomUUID(), t.uuid)).toBeNull();
+    expect(await world.get(TaskReadRepository).record(randomUUID(), t.uuid)).toBeNull();
   });
 
   it("is svc_get_task's only statement: the named prepared svc_task_record, straight on the pool", async () => {
