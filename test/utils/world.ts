@@ -109,7 +109,7 @@ export class World {
   /** A fresh database and a compiled context of the modules under test; no app. */
   static async database(opts: Pick<WorldOptions, 'modules' | 'clock' | 'env' | 'logger' | 'logStreams'> = {}): Promise<World> {
     const db = await createTestDatabase();
-    return new World(db, await compileContext(db.dataSource, { ...opts, modules: opts.modules ?? DOMAIN_MODULES }));
+    return new World(db, await compiled(db, { ...opts, modules: opts.modules ?? DOMAIN_MODULES }));
   }
 
   /**
@@ -124,7 +124,7 @@ export class World {
   /** The whole service on a random port against its own fresh database. */
   static async start(opts: WorldOptions = {}): Promise<World> {
     const db = opts.sharing ? opts.sharing.db : await createTestDatabase();
-    const w = new World(db, await compileContext(db.dataSource, { modules: DOMAIN_MODULES }), !opts.sharing);
+    const w = new World(db, opts.sharing ? await compileContext(db.dataSource, { modules: DOMAIN_MODULES }) : await compiled(db, { modules: DOMAIN_MODULES }), !opts.sharing);
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: w.db.url, ...opts.env });
     const logs = w.logs;
     const sink = new Writable({
@@ -334,6 +334,16 @@ async function compileContext(
   const moduleRef = await builder.compile();
   await moduleRef.init();
   return moduleRef;
+}
+
+/** The context on a fresh test database, which is dropped if the context fails to compile (a bad module list, say). */
+async function compiled(db: TestDatabase, opts: Parameters<typeof compileContext>[1]): Promise<TestingModule> {
+  try {
+    return await compileContext(db.dataSource, opts);
+  } catch (err) {
+    await db.drop().catch(() => undefined);
+    throw err;
+  }
 }
 
 function harnessOf(ds: DataSource, ctx: TestingModule): Harness {
