@@ -4,7 +4,7 @@ import { ElaborationService, IdeaService, IdeaTrackerService } from '../../src/m
 import type { AgentRecord } from '../../src/modules/identity/index.js';
 import type { DomainFactory } from '../factories/domain.factory.js';
 import type { IdentityFactory } from '../factories/identity.factory.js';
-import { expectAppError, tableCounts } from './expect-error.js';
+import { expectIdeaRefused } from './expect-error.js';
 import type { TestDatabase } from './test-database.js';
 import { agentActor, userActor, World, type Harness } from './world.js';
 
@@ -62,23 +62,7 @@ export async function createIdeaWorld(): Promise<IdeaWorld> {
   const b = await ids.company();
   const malloryU = await ids.user(b.uuid, { name: 'Mallory' });
   const malloryAgent = await ids.agent(b.uuid, malloryU.uuid, { preset: 'admin_agent', name: 'Evil' });
-  const refused = async (call: () => Promise<unknown>, code: string, message?: string): Promise<void> => {
-    h.takeEvents();
-    const before = await tableCounts(db.dataSource);
-    const snapshot = async (): Promise<unknown[]> => [
-      await db.dataSource.query(`SELECT * FROM idea ORDER BY uuid`),
-      await db.dataSource.query(`SELECT * FROM elaboration_round ORDER BY uuid`),
-      await db.dataSource.query(`SELECT * FROM elaboration_question ORDER BY uuid`),
-      await db.dataSource.query(`SELECT uuid, project_uuid, updated_at FROM proposal ORDER BY uuid`),
-      await db.dataSource.query(`SELECT uuid, project_uuid, updated_at FROM task ORDER BY uuid`),
-      await db.dataSource.query(`SELECT uuid, project_uuid, updated_at FROM document ORDER BY uuid`),
-    ];
-    const rows = await snapshot();
-    await expectAppError(call(), code, message);
-    expect(await tableCounts(db.dataSource)).toEqual(before);
-    expect(await snapshot()).toEqual(rows);
-    expect(h.takeEvents()).toEqual([]);
-  };
+  const refused = (call: () => Promise<unknown>, code: string, message?: string): Promise<void> => expectIdeaRefused(world, call, code, message);
   return {
     world,
     db,
