@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AuthService } from '../../src/modules/identity/index.js';
 import { World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+import type { SeededUser } from '../factories/identity.factory.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const FORBIDDEN = { success: false, error: { code: 'FORBIDDEN', message: "Only the agent's owner can manage it" } };
@@ -17,7 +17,7 @@ describe('agent management REST (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const a = await f.company('A');
     const b = await f.company('B');
     alice = await f.user(a.uuid, { name: 'Alice' });
@@ -188,7 +188,7 @@ describe('agent management REST (e2e)', () => {
   });
 
   it('requires a session: 401 without one, and an agent key is ignored on these routes', async () => {
-    const { key } = await new IdentityFactory(app.db.dataSource).agent(alice.companyUuid, alice.uuid);
+    const { key } = await app.ids.agent(alice.companyUuid, alice.uuid);
     const anonymous = new HttpClient(app.url);
     expect((await anonymous.get('/api/agents')).status).toBe(401);
     const withKey = await anonymous.get('/api/agents', { authorization: `Bearer ${key}` });

@@ -15,7 +15,7 @@ describe('browser authentication (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    f = new IdentityFactory(app.db.dataSource);
+    f = app.ids;
     company = await f.company('Acme');
     user = await f.user(company.uuid, { email: 'alice@example.test', name: 'Alice', password: 'correct horse' });
   });
@@ -159,7 +159,7 @@ describe('browser authentication (e2e)', () => {
 
     beforeAll(async () => {
       corsApp = await World.start({ env: { CORS_ORIGINS: `${listed},http://localhost:5173`, PUBLIC_URL: 'https://svc.example.com/', COOKIE_SECURE: 'true' } });
-      const f2 = new IdentityFactory(corsApp.db.dataSource);
+      const f2 = corsApp.ids;
       const c = await f2.company();
       await f2.user(c.uuid, { email: 'bob@example.test', password: 'bob password' });
     });

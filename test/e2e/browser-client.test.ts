@@ -1,7 +1,6 @@
 /// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { FailoverProxy } from '../utils/failover-proxy.js';
 import { HttpClient } from '../utils/http.js';
@@ -101,7 +100,7 @@ describe('browser client module in headless Chromium', () => {
   beforeAll(async () => {
     // A short reconnect delay keeps the automatic reconnects quick; the tests hold them where it matters.
     app = await World.start({ env: { SSE_RETRY_MS: '500' } });
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const a = await f.user(c.uuid);
     const b = await f.user(c.uuid);

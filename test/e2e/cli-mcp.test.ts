@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ProposalFactory } from '../factories/proposal.factory.js';
 import { ensureBuilt, runCli } from '../utils/built.js';
 import { mcpClient } from '../utils/mcp-client.js';
@@ -42,7 +41,7 @@ describe('CLI tool client: mcp tools / mcp call (e2e, built CLI as a child proce
   beforeAll(async () => {
     ensureBuilt();
     app = await World.start();
-    const ids = new IdentityFactory(app.db.dataSource);
+    const ids = app.ids;
     const c = await ids.company();
     const u = await ids.user(c.uuid);
     pmKey = (await ids.agent(c.uuid, u.uuid, { preset: 'pm_agent' })).key;

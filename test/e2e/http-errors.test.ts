@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 
 describe('REST error envelope (e2e)', () => {
   let app: World;
@@ -10,7 +9,7 @@ describe('REST error envelope (e2e)', () => {
   beforeAll(async () => {
     app = await World.start();
     http = new HttpClient(app.url);
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const company = await f.company();
     const user = await f.user(company.uuid);
     await http.login(user.email, user.password);

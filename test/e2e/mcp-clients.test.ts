@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ProposalFactory } from '../factories/proposal.factory.js';
 import { mcpClient, mcpClientV1, rpc, type Negotiation } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
@@ -21,7 +20,7 @@ describe('MCP clients of both eras (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    const ids = new IdentityFactory(app.db.dataSource);
+    const ids = app.ids;
     const c = await ids.company();
     const u = await ids.user(c.uuid);
     key = (await ids.agent(c.uuid, u.uuid, { preset: 'developer_agent' })).key;

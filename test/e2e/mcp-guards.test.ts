@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 
@@ -26,7 +25,7 @@ describe('tool endpoint guards and MUSTs (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start({ env: { MCP_RATE_LIMIT_PER_MINUTE: '0' } });
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     dev = (await f.agent(c.uuid, u.uuid, { preset: 'developer_agent' })).key;
@@ -149,7 +148,7 @@ describe('tool endpoint Origin guard with PUBLIC_URL and CORS_ORIGINS (e2e)', ()
 
   beforeAll(async () => {
     app = await World.start({ env: { PUBLIC_URL: 'https://svc.example', CORS_ORIGINS: 'https://app.example' } });
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     key = (await f.agent(c.uuid, (await f.user(c.uuid)).uuid, { preset: 'developer_agent' })).key;
   }, 120_000);

@@ -1,6 +1,5 @@
 import { RATE_LIMITED_RPC_CODE } from '../../src/modules/tools/index.js';
 import { AgentService } from '../../src/modules/identity/index.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ManualClock } from '../utils/clock.js';
 import { mcpClient, mcpClientV1, rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
@@ -8,7 +7,7 @@ import { World } from '../utils/world.js';
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
 async function seedKeys(app: World): Promise<{ key: string; agentUuid: string; companyUuid: string }> {
-  const f = new IdentityFactory(app.db.dataSource);
+  const f = app.ids;
   const c = await f.company();
   const u = await f.user(c.uuid);
   const { key, agent } = await f.agent(c.uuid, u.uuid, { preset: 'developer_agent' });

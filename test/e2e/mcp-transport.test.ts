@@ -1,7 +1,6 @@
 import { jest } from '@jest/globals';
 import { CredentialResolver } from '../../src/shared/auth/auth-context.js';
 import { McpEndpoint } from '../../src/modules/tools/index.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { mcpClient, rpc } from '../utils/mcp-client.js';
 import { adminQuery } from '../utils/test-database.js';
 import { World } from '../utils/world.js';
@@ -14,7 +13,7 @@ describe('tool endpoint transport (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start({ env: { CORS_ORIGINS: 'http://cors.example' } });
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     key = (await f.agent(c.uuid, u.uuid, { preset: 'developer_agent' })).key;

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { changeJson, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
 import { openEventSource, type TestEventSource } from '../utils/sse.js';
@@ -36,7 +35,7 @@ describe('starting with NATS down', () => {
   beforeAll(async () => {
     nats = await TestNatsServer.reserve();
     app = await World.start({ env: { NATS_URL: nats.url, BUS_SUBJECT_PREFIX: prefix, SSE_HEARTBEAT_MS: '30000' } });
-    const ids = new IdentityFactory(app.db.dataSource);
+    const ids = app.ids;
     companyUuid = (await ids.company()).uuid;
     const user = await ids.user(companyUuid);
     http = new HttpClient(app.url);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CommentService } from '../../src/modules/collaboration/index.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+import type { SeededUser } from '../factories/identity.factory.js';
 import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
 import { userActor, World } from '../utils/world.js';
 import { HttpClient } from '../utils/http.js';
@@ -32,7 +32,7 @@ describe('notification routes (e2e)', () => {
   beforeAll(async () => {
     app = await World.start();
     n = new NotificationFactory(app.db.dataSource);
-    const ids = new IdentityFactory(app.db.dataSource);
+    const ids = app.ids;
     const company = await ids.company();
     companyUuid = company.uuid;
     alice = await ids.user(companyUuid, { name: 'Alice' });

@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+import type { SeededUser } from '../factories/identity.factory.js';
+import { World } from '../utils/world.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { callTool } from '../utils/mcp-client.js';
 import { FormBrowser, MemoryOAuthClient } from '../utils/oauth.js';
@@ -59,9 +60,10 @@ describe('OAuth with a client ID metadata document on a private address (e2e)', 
     clientId = `https://localhost:${(fixture.address() as { port: number }).port}/client.json`;
 
     db = await createTestDatabase();
-    const ids = new IdentityFactory(db.dataSource);
-    const company = await ids.company('CIMD Co');
-    alice = await ids.user(company.uuid, { name: 'Alice' });
+    const seed = await World.over(db.dataSource);
+    const company = await seed.company('CIMD Co');
+    alice = await seed.user(company.uuid, { name: 'Alice' });
+    await seed.close();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     service = await startServiceProcess(

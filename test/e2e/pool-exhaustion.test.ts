@@ -1,5 +1,4 @@
 import { DataSource, type QueryRunner } from 'typeorm';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
@@ -18,7 +17,7 @@ describe('database pool exhausted (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     key = (await f.agent(c.uuid, u.uuid, { preset: 'developer_agent' })).key;

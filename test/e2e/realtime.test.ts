@@ -2,7 +2,6 @@ import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { StreamService } from '../../src/modules/realtime/index.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { openEventSource, openRaw } from '../utils/sse.js';
 import { nOf, parseBlock } from '../utils/sse-positions.js';
@@ -27,7 +26,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
 
   beforeAll(async () => {
     app = await World.start({ env: { SSE_HEARTBEAT_MS: '200', SSE_MAX_STREAMS_PER_USER: '1000' } });
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const a = await f.company();
     const b = await f.company();
     companyA = a.uuid;
@@ -211,7 +210,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
   });
 
   it('fan-out never holds up a request: a ping sent once a bulk call has returned is answered before the last stream has its last frame', async () => {
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     const h = new HttpClient(app.url);
@@ -245,7 +244,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
   });
 
   it('disconnects a client that stops reading once more than 1 MiB of events waits for it', async () => {
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     const h = new HttpClient(app.url);
@@ -298,7 +297,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
   it('a stream that stops reading longer than SSE_LAG_MS gets reset once it reads again, then live frames; the lag is counted', async () => {
     const lagging = await World.start({ env: { SSE_LAG_MS: '300' } });
     try {
-      const f = new IdentityFactory(lagging.db.dataSource);
+      const f = lagging.ids;
       const c = await f.company();
       const u = await f.user(c.uuid);
       const h = new HttpClient(lagging.url);
@@ -355,7 +354,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
 
   it('ends open streams on shutdown', async () => {
     const other = await World.start();
-    const f = new IdentityFactory(other.db.dataSource);
+    const f = other.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     const h = new HttpClient(other.url);

@@ -1,5 +1,5 @@
+import { ReferenceService } from '../../src/modules/collaboration/index.js';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { referenceService } from '../utils/domain-services.js';
 import type { ProjectRecord } from '../../src/modules/projects/index.js';
 import type { EntityType } from '../../src/shared/event-bus/events.js';
 import { ChangeEvents } from '../utils/change-events.js';
@@ -157,7 +157,7 @@ describe('REST comments, references, activity, search and mentionables (e2e)', (
       expect(await count()).toBe(before);
 
       const full = (await w.seed.idea(w.a.actor, P.uuid)).uuid;
-      const refs = referenceService(w.app.ds, w.runner);
+      const refs = w.app.seeding(ReferenceService);
       for (let i = 0; i < 50; i++) await refs.add(w.a.actor, { targetType: 'idea', targetUuid: full, type: 'docs', url: `https://d.test/${i}`, title: `D${i}` });
       expectError(await w.a.http.post('/api/references', link({ targetUuid: full })), 400, 'VALIDATION_ERROR', 'Maximum 50 references per target');
       expect(await count()).toBe(before + 50);

@@ -1,6 +1,5 @@
 /// <reference lib="dom" />
 import type { Browser } from 'playwright-core';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { HttpClient } from '../utils/http.js';
 import { rpc } from '../utils/mcp-client.js';
@@ -52,7 +51,7 @@ describe('security headers (e2e)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const c = await f.company();
     const u = await f.user(c.uuid);
     key = (await f.agent(c.uuid, u.uuid)).key;

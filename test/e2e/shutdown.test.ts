@@ -8,7 +8,6 @@ import { pino } from 'pino';
 import { openDatabase } from '../../src/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { findRunningEmbedded, freePort, removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { childEnv, ensureBuilt, MAIN, ROOT } from '../utils/built.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { World } from '../utils/world.js';
@@ -104,7 +103,7 @@ describe('graceful shutdown (e2e, built service as a child process)', () => {
     beforeAll(async () => {
       world = await World.database();
       db = world.db;
-      const f = new IdentityFactory(db.dataSource);
+      const f = world.ids;
       await f.user((await f.company()).uuid, login);
     });
     afterAll(() => world.close());
@@ -127,8 +126,9 @@ describe('graceful shutdown (e2e, built service as a child process)', () => {
       dataDir = await mkdtemp(join(tmpdir(), 'svc-shutdown-'));
       const database = await openDatabase(loadConfig({ DATA_DIR: dataDir }), silent);
       try {
-        const f = new IdentityFactory(database.dataSource);
-        await f.user((await f.company()).uuid, login);
+        const seed = await World.over(database.dataSource);
+        await seed.user((await seed.company()).uuid, login);
+        await seed.close();
       } finally {
         await database.close();
       }

@@ -1,4 +1,3 @@
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { callTool, mcpClient } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
@@ -22,7 +21,7 @@ describe('svc_checkin and the notification tools (e2e, SDK client)', () => {
 
   beforeAll(async () => {
     app = await World.start();
-    const f = new IdentityFactory(app.db.dataSource);
+    const f = app.ids;
     const company = await f.company();
     const user = await f.user(company.uuid, { name: 'Owner Person' });
     owner = { uuid: user.uuid, name: user.name, email: user.email };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
-import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
+import type { SeededUser } from '../factories/identity.factory.js';
 import { HttpClient } from '../utils/http.js';
 import { mcpClient, rpc } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
@@ -66,7 +66,7 @@ describe('tool permission matrix (e2e, official SDK client)', () => {
   let companyUuid: string;
   const keys = new Map<string, string>();
   const clients: Client[] = [];
-  const ids = () => new IdentityFactory(app.db.dataSource);
+  const ids = () => app.ids;
 
   beforeAll(async () => {
     app = await World.start();

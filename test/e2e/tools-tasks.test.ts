@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RESULT_CAP_BYTES } from '../../src/modules/tool-kit/tool-result.js';
 import { AgentService } from '../../src/modules/identity/index.js';
-import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
 import { CRITERION_KEYS, keysOf, McpWorld, sortedKeys, TASK_RECORD_KEYS, TASK_SUMMARY_KEYS, type McpAgent } from '../utils/mcp-world.js';
-import { reactionsEmitter } from '../utils/on-event.js';
 
 /** Task tools (docs/tool-conventions.md §5.1, §5.2, §5.4, §5.6 assign, §5.8) through the official SDK client over HTTP. */
 describe('task tools (e2e)', () => {
@@ -539,7 +537,7 @@ describe('task tools (e2e)', () => {
     it('refuses missing tasks, unknown, archived or foreign agents and tasks past assigned', async () => {
       const uuid = await w.task();
       const archived = await w.agent(w.companyUuid, w.ownerUser.uuid, 'developer_agent', 'Retired');
-      await new AgentService(w.app.db.dataSource, new AgentRepository(w.app.db.dataSource.manager), reactionsEmitter()).archive({ companyUuid: w.companyUuid, userUuid: null }, archived.uuid);
+      await w.app.seeding(AgentService).archive({ companyUuid: w.companyUuid, userUuid: null }, archived.uuid);
       await w.refused(w.pm, 'svc_pm_assign_task', { taskUuid: randomUUID(), agentUuid: w.dev.uuid }, 'NOT_FOUND', 'Task not found');
       for (const agentUuid of [randomUUID(), archived.uuid, w.foreign.admin.uuid]) {
         await w.refused(w.pm, 'svc_pm_assign_task', { taskUuid: uuid, agentUuid }, 'NOT_FOUND', 'Agent not found', [uuid]);

@@ -1,10 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { ActorType } from '../../src/shared/auth/actor.js';
 import type { DocumentType } from '../../src/modules/documents/index.js';
 import { DocumentEntity, IdeaEntity, ProjectEntity, ProjectGroupEntity, ProposalEntity, TaskEntity } from '../../src/entities.js';
-
-const unique = (): string => randomBytes(3).toString('hex');
+import { unique } from '../utils/world.js';
 
 export interface Creator {
   type: ActorType;

@@ -1,16 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import type { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import type { DocumentType } from '../../src/modules/documents/index.js';
-import type { ElaborationService, IdeaService, IdeaRecord, QuestionInput } from '../../src/modules/ideas/index.js';
-import type { ProjectGroupService, ProjectService, GroupRecord, ProjectRecord } from '../../src/modules/projects/index.js';
+import { ElaborationService, IdeaService, type IdeaRecord, type QuestionInput } from '../../src/modules/ideas/index.js';
+import { ProjectGroupService, ProjectService, type GroupRecord, type ProjectRecord } from '../../src/modules/projects/index.js';
 import type { ProposalStatus } from '../../src/modules/proposals/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
 import { DocumentEntity, ProposalEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
-import { elaborationService, ideaService, projectGroupService, projectService } from '../utils/domain-services.js';
-
-const unique = (): string => randomBytes(3).toString('hex');
+import { unique, type World } from '../utils/world.js';
 
 /**
  * Where an idea should end up. `pending_answers` / `validating` are elaborating ideas with one round open / answered;
@@ -33,24 +30,25 @@ export function question(id = 'q1', overrides: Partial<QuestionInput> = {}): Que
 }
 
 /**
- * Builds projects, groups and ideas in any state through the real services. Proposals, tasks, documents and
- * dependency edges are inserted directly (their services live in other modules) with just the columns the idea
- * rules read.
+ * Builds projects, groups and ideas in any state through the world's DI-built services (its seeders' context, or with
+ * `{ app: true }` a started world's app, whose streams then show the seeding). Proposals, tasks, documents and
+ * dependency edges are inserted directly (their services live in other modules) with just the columns the idea rules
+ * read.
  */
 export class DomainFactory {
   readonly projects: ProjectService;
   readonly groups: ProjectGroupService;
   readonly ideas: IdeaService;
   readonly elaboration: ElaborationService;
+  private readonly db: DataSource;
 
-  constructor(
-    private readonly db: DataSource,
-    runner: TransactionRunner,
-  ) {
-    this.projects = projectService(db, runner);
-    this.groups = projectGroupService(db, runner);
-    this.ideas = ideaService(db, runner);
-    this.elaboration = elaborationService(db, runner);
+  constructor(world: World, opts: { app?: boolean } = {}) {
+    const resolve = <T>(token: abstract new (...args: never[]) => T): T => (opts.app ? world.get(token) : world.seeding(token));
+    this.db = world.ds;
+    this.projects = resolve(ProjectService);
+    this.groups = resolve(ProjectGroupService);
+    this.ideas = resolve(IdeaService);
+    this.elaboration = resolve(ElaborationService);
   }
 
   group(actor: Actor, overrides: { name?: string; description?: string } = {}): Promise<GroupRecord> {

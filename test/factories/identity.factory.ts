@@ -1,10 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import { AgentService, IdentityAdminService } from '../../src/modules/identity/index.js';
-import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
-import { UserRepository } from '../../src/modules/identity/user.repository.js';
 import type { AgentRecord } from '../../src/modules/identity/index.js';
-import { reactionsEmitter } from '../utils/on-event.js';
+import { unique as shared } from '../utils/world.js';
 
 export interface SeededUser {
   companyUuid: string;
@@ -14,16 +10,21 @@ export interface SeededUser {
   password: string;
 }
 
-const unique = (): string => randomBytes(4).toString('hex');
+const unique = (): string => shared(4);
 
-/** Inserts through the real services. */
+/** Resolves a provider of a compiled context (`World.seeding`). */
+export type Resolve = <T>(token: abstract new (...args: never[]) => T) => T;
+
+/** Inserts through the real services, resolved from a world's compiled context (`world.ids`). */
 export class IdentityFactory {
-  private readonly admin: IdentityAdminService;
-  private readonly agents: AgentService;
+  constructor(private readonly resolve: Resolve) {}
 
-  constructor(db: DataSource) {
-    this.admin = new IdentityAdminService(new UserRepository(db.manager));
-    this.agents = new AgentService(db, new AgentRepository(db.manager), reactionsEmitter());
+  private get admin(): IdentityAdminService {
+    return this.resolve(IdentityAdminService);
+  }
+
+  private get agents(): AgentService {
+    return this.resolve(AgentService);
   }
 
   async company(name = `Company ${unique()}`): Promise<{ uuid: string; name: string }> {

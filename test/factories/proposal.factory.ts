@@ -1,14 +1,12 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor, ActorType } from '../../src/shared/auth/actor.js';
-import type { DocumentService, DocumentType } from '../../src/modules/documents/index.js';
-import type { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
+import { DocumentService, type DocumentType } from '../../src/modules/documents/index.js';
+import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
-import { documentService, proposalApprovalService, proposalRevocationService, proposalService } from '../utils/domain-services.js';
-import { agentActor, userActor, type Harness, type World } from '../utils/world.js';
+import { agentActor, unique, userActor, type Harness, type World } from '../utils/world.js';
 import { AcceptanceCriterionEntity, ActivityEntity, AgentSessionEntity, CommentEntity, DocumentEntity, IdeaEntity, ProjectEntity, ProposalEntity, ReferenceEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
-const unique = (): string => randomBytes(3).toString('hex');
 type Who = { type: ActorType; uuid: string };
 const who = (a: Actor | Who): Who => ({ type: a.type, uuid: a.uuid });
 
@@ -199,8 +197,9 @@ export interface ProposalWorld {
   project: ProjectEntity;
 }
 
-/** Seeds the cast into a `World.database()`; its services run on `h` (default: the world's harness). */
-export async function seedWorld(world: World, h: Harness = world.h): Promise<ProposalWorld> {
+/** Seeds the cast into a `World.database()`; its services are the world's (DI-built), its events the world's harness's. */
+export async function seedWorld(world: World): Promise<ProposalWorld> {
+  const h = world.h;
   const db = world.ds;
   const ids = world.ids;
   const company = await ids.company();
@@ -213,10 +212,10 @@ export async function seedWorld(world: World, h: Harness = world.h): Promise<Pro
   return {
     h,
     f,
-    proposals: proposalService(db, h.runner),
-    approval: proposalApprovalService(db, h.runner),
-    revocation: proposalRevocationService(db, h.runner),
-    documents: documentService(db, h.runner),
+    proposals: world.seeding(ProposalService),
+    approval: world.seeding(ProposalApprovalService),
+    revocation: world.seeding(ProposalRevocationService),
+    documents: world.seeding(DocumentService),
     companyUuid: company.uuid,
     user: userActor(u),
     pm: agentActor(pmAgent.agent, company.uuid),

@@ -1,17 +1,12 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { ProposalStatus } from '../../src/modules/proposals/index.js';
 import { TaskService, type NewTaskInput, type TaskStatus, type TaskSummary } from '../../src/modules/tasks/index.js';
-import { agentActor, userActor, type Harness } from '../utils/world.js';
-import { IdentityFactory } from './identity.factory.js';
+import { agentActor, unique, userActor, type Harness, type World } from '../utils/world.js';
+import type { IdentityFactory } from './identity.factory.js';
 import { ProjectEntity, ProposalEntity } from '../../src/entities.js';
-import { SessionRepository } from '../../src/modules/sessions/session.repository.js';
 import { SessionService } from '../../src/modules/sessions/session.service.js';
-import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
-import { TaskRepository } from '../../src/modules/tasks/task.repository.js';
-
-const unique = (): string => randomBytes(3).toString('hex');
 
 /** A company with a human PM/admin, two developer agents owned by that human and one project. */
 export interface TaskWorld {
@@ -28,21 +23,20 @@ export interface TaskWorld {
 }
 
 /**
- * Builders for task and session tests: data is created through the real services (projects inserted directly,
- * their service being another module's). `taskIn` drives a task to any status along the legal path.
+ * Builders for task and session tests: data is created through the world's DI-built services (projects inserted
+ * directly, their service being another module's). `taskIn` drives a task to any status along the legal path.
  */
 export class TaskFactory {
   readonly ids: IdentityFactory;
   readonly tasks: TaskService;
   readonly sessions: SessionService;
+  private readonly db: DataSource;
 
-  constructor(
-    private readonly db: DataSource,
-    h: Harness,
-  ) {
-    this.ids = new IdentityFactory(db);
-    this.tasks = new TaskService(h.runner, new TaskRepository(db.manager), new TaskReadRepository(db.manager));
-    this.sessions = new SessionService(h.runner, new SessionRepository(db.manager), this.tasks);
+  constructor(world: World) {
+    this.db = world.ds;
+    this.ids = world.ids;
+    this.tasks = world.seeding(TaskService);
+    this.sessions = world.seeding(SessionService);
   }
 
   async project(companyUuid: string, name = `Project ${unique()}`): Promise<string> {
@@ -73,6 +67,7 @@ export class TaskFactory {
     return agentActor(agent, companyUuid);
   }
 
+  /** @deprecated A cast; new tests seed with `world.company()`, `world.user()`, `world.agent()` and `world.project()`. */
   async world(): Promise<TaskWorld> {
     const company = await this.ids.company();
     const u1 = await this.ids.user(company.uuid, { name: `Admin ${unique()}` });

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { recentActivities, type ActivityService } from '../../src/modules/collaboration/index.js';
-import { activityService, commentService, referenceService } from '../utils/domain-services.js';
+import { ActivityService, CommentService, ReferenceService, recentActivities } from '../../src/modules/collaboration/index.js';
 import { ActivityEntity } from '../../src/entities.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, type Harness, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
@@ -32,9 +30,9 @@ beforeAll(async () => {
   tdb = world.db;
   db = tdb.dataSource;
   h = world.h;
-  svc = activityService(db);
+  svc = world.get(ActivityService);
   f = new CollabFactory(db);
-  const ids = new IdentityFactory(db);
+  const ids = world.ids;
   const company = await ids.company();
   const u = await ids.user(company.uuid, { name: 'Una User' });
   user = userActor(u);
@@ -50,8 +48,8 @@ beforeAll(async () => {
   taskUuid = task.uuid;
 
   // Real writes through the services produce the activities.
-  const comments = commentService(db, h.runner);
-  const references = referenceService(db, h.runner);
+  const comments = world.get(CommentService);
+  const references = world.get(ReferenceService);
   await comments.add(user, { targetType: 'idea', targetUuid: ideaUuid, content: 'first' });
   const ref = await references.add(agent, { targetType: 'task', targetUuid: taskUuid, type: 'docs', url: 'https://x.test', title: 'Docs' });
   await comments.add(agent, { targetType: 'task', targetUuid: taskUuid, content: 'second' });

@@ -1,21 +1,11 @@
 import { createHash } from 'node:crypto';
-import { pino } from 'pino';
 import { AgentService, AuthService } from '../../src/modules/identity/index.js';
-import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
-import { LoginThrottleRepository } from '../../src/modules/identity/login-throttle.repository.js';
 import { UserSessionPruner } from '../../src/modules/identity/user-session.pruner.js';
-import { UserSessionRepository } from '../../src/modules/identity/user-session.repository.js';
-import { UserRepository } from '../../src/modules/identity/user.repository.js';
-import { LoginThrottle } from '../../src/modules/identity/login-throttle.js';
-import { SystemClock } from '../../src/shared/clock.js';
-import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
-import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { AppError, RateLimitedError } from '../../src/shared/errors/app-error.js';
 import { ALL_PERMISSIONS } from '../../src/shared/auth/permissions.js';
 import { IdentityFactory, type SeededUser } from '../factories/identity.factory.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { World } from '../utils/world.js';
-import { reactionsEmitter } from '../utils/on-event.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const HOME = '127.0.0.1';
@@ -43,18 +33,14 @@ describe('identity services (integration)', () => {
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    f = new IdentityFactory(db.dataSource);
-    agents = new AgentService(db.dataSource, new AgentRepository(db.dataSource.manager), reactionsEmitter());
+    f = world.ids;
+    agents = world.get(AgentService);
     company = await f.company('Acme');
     user = await f.user(company.uuid, { email: 'Alice@Example.test', name: 'Alice', password: 'correct horse' });
   });
   afterAll(() => world.close());
 
-  const newAuth = () => {
-    const m = db.dataSource.manager;
-    const throttle = new LoginThrottle(new LoginThrottleRepository(m), new SystemClock(), new MetricsService(), pino({ level: 'silent' }));
-    return new AuthService(new UserRepository(m), new UserSessionRepository(m), new AgentRepository(m), new InProcessEventBus(), throttle);
-  };
+  const newAuth = () => world.get(AuthService);
   const sessionRow = async (token: string) =>
     (await db.dataSource.query(`SELECT * FROM user_session WHERE token_hash = $1`, [sha256(token)]))[0] as
       | { uuid: string; expires_at: Date; last_seen_at: Date; user_uuid: string; company_uuid: string }
@@ -117,7 +103,7 @@ describe('identity services (integration)', () => {
       const auth = newAuth();
       const [expired, live] = [await auth.login('alice@example.test', 'correct horse', HOME), await auth.login('alice@example.test', 'correct horse', HOME)];
       await db.dataSource.query(`UPDATE user_session SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(expired.token)]);
-      const pruner = new UserSessionPruner(new UserSessionRepository(db.dataSource.manager), pino({ level: 'silent' }));
+      const pruner = world.get(UserSessionPruner);
       expect(await pruner.purgeExpired()).toBeGreaterThanOrEqual(1);
       expect(await sessionRow(expired.token)).toBeUndefined();
       expect(await sessionRow(live.token)).toBeDefined();

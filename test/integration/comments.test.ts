@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { countComments, parseMentions, resolveTarget, validMentionTargets, writeComment, type CommentService } from '../../src/modules/collaboration/index.js';
-import { commentService } from '../utils/domain-services.js';
+import { CommentService, countComments, parseMentions, resolveTarget, validMentionTargets, writeComment } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, type Harness, textsOf, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, CommentEntity } from '../../src/entities.js';
@@ -41,9 +39,9 @@ beforeAll(async () => {
   h.onCommitted((m) => {
     mutations.push(m);
   });
-  svc = commentService(db, h.runner);
+  svc = world.get(CommentService);
   f = new CollabFactory(db);
-  const ids = new IdentityFactory(db);
+  const ids = world.ids;
   const company = await ids.company();
   const u = await ids.user(company.uuid, { name: 'Alice Author' });
   user = userActor(u);
@@ -233,7 +231,7 @@ describe('CommentService.list', () => {
 
 describe('validMentionTargets', () => {
   it('keeps users and non-archived agents of the company in text order, drops the actor and everything else', async () => {
-    const ids = new IdentityFactory(db);
+    const ids = world.ids;
     const colleague = await ids.user(user.companyUuid);
     const archived = (await ids.agent(user.companyUuid, user.uuid, { name: 'Old Bot' })).agent;
     await db.query('UPDATE agent SET archived_at = now() WHERE uuid = $1', [archived.uuid]);

@@ -6,7 +6,6 @@ import { pino } from 'pino';
 import { startService } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config/config.js';
 import { IdentityAdminService } from '../../src/modules/identity/index.js';
-import { UserRepository } from '../../src/modules/identity/user.repository.js';
 import { findRunningEmbedded, removeEmbeddedData } from '../../src/shared/database/embedded-postgres.js';
 
 function portOpen(port: number): Promise<boolean> {
@@ -51,7 +50,7 @@ describe('embedded PostgreSQL start-up (integration)', () => {
       expect(await findRunningEmbedded(dataDir)).toContain(`127.0.0.1:${port}/`);
       credentials = await readFile(join(dataDir, 'credentials.json'), 'utf8');
       expect((await stat(join(dataDir, 'credentials.json'))).mode & 0o077).toBe(0);
-      companyUuid = (await new IdentityAdminService(new UserRepository(first.database.dataSource.manager)).createCompany('Survivor')).uuid;
+      companyUuid = (await first.app.get(IdentityAdminService, { strict: false }).createCompany('Survivor')).uuid;
     } finally {
       await first.stop();
     }

@@ -1,46 +1,68 @@
 import { randomUUID } from 'node:crypto';
-import { createIdeaWorld, type IdeaWorld } from '../utils/domain-world.js';
+import { IdeaService } from '../../src/modules/ideas/index.js';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import { expectIdeaRefused } from '../utils/expect-error.js';
+import { userActor, World } from '../utils/world.js';
 
-let w: IdeaWorld;
+let world: World;
+let ideas: IdeaService;
+/** Alice and her pm agent (who moves ideas); Mallory and her admin agent in another company. */
+let alice: Actor;
+let pm: Actor;
+let mallory: Actor;
+let malloryAgent: Actor;
 
 beforeAll(async () => {
-  w = await createIdeaWorld();
+  world = await World.database();
+  ideas = world.get(IdeaService);
+  const a = (await world.company()).uuid;
+  const aliceU = await world.user(a, { name: 'Alice' });
+  alice = userActor(aliceU);
+  pm = (await world.agent(a, aliceU.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
+  const b = (await world.company()).uuid;
+  const malloryU = await world.user(b, { name: 'Mallory' });
+  mallory = userActor(malloryU);
+  malloryAgent = (await world.agent(b, malloryU.uuid, { preset: 'admin_agent', name: 'Evil' })).actor;
 });
-afterAll(async () => w.db.drop());
-beforeEach(() => w.h.takeEvents());
+afterAll(() => world.close());
+beforeEach(() => world.h.takeEvents());
+
+const refused = (call: () => Promise<unknown>, code: string, message?: string): Promise<void> => expectIdeaRefused(world, call, code, message);
+const activities = (targetUuid: string): Promise<Array<{ action: string; project_uuid: string; value: Record<string, unknown> | null; actor_uuid: string }>> =>
+  world.ds.query(`SELECT action, project_uuid, value, actor_uuid FROM activity WHERE target_uuid = $1 ORDER BY created_at ASC, uuid ASC`, [targetUuid]);
 
 const ev = (entityType: string, entityUuid: string, projectUuid: string): Record<string, string> => ({
-  companyUuid: w.alice.companyUuid,
+  companyUuid: alice.companyUuid,
   projectUuid,
   entityType,
   entityUuid,
   action: 'updated',
 });
-const projectOf = async (table: string, uuid: string): Promise<string> => (await w.db.dataSource.query(`SELECT project_uuid FROM ${table} WHERE uuid = $1`, [uuid]))[0].project_uuid;
+const projectOf = async (table: string, uuid: string): Promise<string> => (await world.ds.query(`SELECT project_uuid FROM ${table} WHERE uuid = $1`, [uuid]))[0].project_uuid;
 
 describe('move (svc_move_idea, docs/domain.md §8)', () => {
   it('moves the subtree, the proposals naming it and their tasks and documents; detaches the root; events in both projects', async () => {
-    const source = (await w.f.project(w.alice, { name: 'Source' })).uuid;
-    const target = (await w.f.project(w.alice, { name: 'Target' })).uuid;
-    const parent = await w.f.idea(w.alice, source, { isContainer: true, title: 'Stays' });
-    const root = await w.ideas.create(w.alice, { projectUuid: source, title: 'Root', isContainer: true, parentUuid: parent.uuid, references: [{ type: 'docs', url: 'https://r.example', title: 'R' }] });
-    const c1 = await w.f.idea(w.alice, source, { parentUuid: root.uuid, state: 'elaborated', title: 'C1' });
-    const c2 = await w.f.idea(w.alice, source, { parentUuid: root.uuid, title: 'C2' });
-    const g = await w.f.idea(w.alice, source, { parentUuid: c1.uuid, state: 'elaborated', title: 'G' });
-    const outsider = await w.f.idea(w.alice, source, { state: 'elaborated', title: 'Outsider' });
-    const p1 = await w.f.proposal(w.alice, source, { inputUuids: [c1.uuid], status: 'approved' });
-    const p2 = await w.f.proposal(w.alice, source, { inputUuids: [outsider.uuid, g.uuid], status: 'draft' });
-    const p3 = await w.f.proposal(w.alice, source, { inputUuids: [outsider.uuid], status: 'approved' });
-    const t1 = await w.f.task(w.alice, source, { proposalUuid: p1.uuid, status: 'done' });
-    const t2 = await w.f.task(w.alice, source, { proposalUuid: p1.uuid });
-    await w.f.dependency(t2.uuid, t1.uuid);
-    const d1 = await w.f.document(w.alice, source, { proposalUuid: p1.uuid, type: 'report' });
-    const t3 = await w.f.task(w.alice, source, { proposalUuid: p3.uuid });
-    const t4 = await w.f.task(w.alice, source);
-    const d2 = await w.f.document(w.alice, source);
-    w.h.takeEvents();
+    const source = (await world.domain.project(alice, { name: 'Source' })).uuid;
+    const target = (await world.domain.project(alice, { name: 'Target' })).uuid;
+    const parent = await world.domain.idea(alice, source, { isContainer: true, title: 'Stays' });
+    const root = await ideas.create(alice, { projectUuid: source, title: 'Root', isContainer: true, parentUuid: parent.uuid, references: [{ type: 'docs', url: 'https://r.example', title: 'R' }] });
+    const c1 = await world.domain.idea(alice, source, { parentUuid: root.uuid, state: 'elaborated', title: 'C1' });
+    const c2 = await world.domain.idea(alice, source, { parentUuid: root.uuid, title: 'C2' });
+    const g = await world.domain.idea(alice, source, { parentUuid: c1.uuid, state: 'elaborated', title: 'G' });
+    const outsider = await world.domain.idea(alice, source, { state: 'elaborated', title: 'Outsider' });
+    const p1 = await world.domain.proposal(alice, source, { inputUuids: [c1.uuid], status: 'approved' });
+    const p2 = await world.domain.proposal(alice, source, { inputUuids: [outsider.uuid, g.uuid], status: 'draft' });
+    const p3 = await world.domain.proposal(alice, source, { inputUuids: [outsider.uuid], status: 'approved' });
+    const t1 = await world.domain.task(alice, source, { proposalUuid: p1.uuid, status: 'done' });
+    const t2 = await world.domain.task(alice, source, { proposalUuid: p1.uuid });
+    await world.domain.dependency(t2.uuid, t1.uuid);
+    const d1 = await world.domain.document(alice, source, { proposalUuid: p1.uuid, type: 'report' });
+    const t3 = await world.domain.task(alice, source, { proposalUuid: p3.uuid });
+    const t4 = await world.domain.task(alice, source);
+    const d2 = await world.domain.document(alice, source);
+    world.h.takeEvents();
 
-    const result = await w.ideas.move(w.pm, { ideaUuid: root.uuid, targetProjectUuid: target });
+    const result = await ideas.move(pm, { ideaUuid: root.uuid, targetProjectUuid: target });
     expect(result.moved).toEqual({ ideas: 4, proposals: 2, documents: 1, tasks: 2 });
     expect(result.idea).toMatchObject({ uuid: root.uuid, projectUuid: target, parentUuid: null, parent: null, childCount: 2 });
     expect(result.idea.references).toHaveLength(1);
@@ -52,13 +74,13 @@ describe('move (svc_move_idea, docs/domain.md §8)', () => {
     for (const [table, uuid] of [['idea', parent.uuid], ['idea', outsider.uuid], ['proposal', p3.uuid], ['task', t3.uuid], ['task', t4.uuid], ['document', d2.uuid]]) {
       expect(await projectOf(table, uuid)).toBe(source);
     }
-    expect((await w.ideas.get(w.alice, { ideaUuid: c1.uuid })).parentUuid).toBe(root.uuid);
-    expect((await w.ideas.get(w.alice, { ideaUuid: g.uuid })).parentUuid).toBe(c1.uuid);
-    expect((await w.ideas.get(w.alice, { ideaUuid: parent.uuid })).childCount).toBe(0);
-    expect((await w.f.projects.get(w.alice, { projectUuid: target })).counts).toEqual({ ideas: 4, proposals: 2, documents: 1, tasks: 2 });
-    expect((await w.f.projects.get(w.alice, { projectUuid: source })).counts).toEqual({ ideas: 2, proposals: 1, documents: 1, tasks: 2 });
+    expect((await ideas.get(alice, { ideaUuid: c1.uuid })).parentUuid).toBe(root.uuid);
+    expect((await ideas.get(alice, { ideaUuid: g.uuid })).parentUuid).toBe(c1.uuid);
+    expect((await ideas.get(alice, { ideaUuid: parent.uuid })).childCount).toBe(0);
+    expect((await world.domain.projects.get(alice, { projectUuid: target })).counts).toEqual({ ideas: 4, proposals: 2, documents: 1, tasks: 2 });
+    expect((await world.domain.projects.get(alice, { projectUuid: source })).counts).toEqual({ ideas: 2, proposals: 1, documents: 1, tasks: 2 });
 
-    const events = w.h.takeEvents();
+    const events = world.h.takeEvents();
     const expected = [
       ...[root, c1, c2, g].map((i) => ev('idea', i.uuid, source)),
       ev('idea', parent.uuid, source),
@@ -72,57 +94,57 @@ describe('move (svc_move_idea, docs/domain.md §8)', () => {
     expect(events).toHaveLength(expected.length);
     expect(events).toEqual(expect.arrayContaining(expected));
 
-    const acts = await w.activities(root.uuid);
+    const acts = await activities(root.uuid);
     expect(acts.at(-1)).toEqual({
       action: 'moved',
       project_uuid: target,
       value: { fromProjectUuid: source, toProjectUuid: target, detachedFromParentUuid: parent.uuid, moved: result.moved },
-      actor_uuid: w.pm.uuid,
+      actor_uuid: pm.uuid,
     });
     for (const uuid of [c1.uuid, p1.uuid, t1.uuid, d1.uuid]) {
-      expect((await w.activities(uuid)).at(-1)).toMatchObject({ action: 'moved', project_uuid: target, value: { fromProjectUuid: source, toProjectUuid: target, withIdeaUuid: root.uuid } });
+      expect((await activities(uuid)).at(-1)).toMatchObject({ action: 'moved', project_uuid: target, value: { fromProjectUuid: source, toProjectUuid: target, withIdeaUuid: root.uuid } });
     }
     // Earlier activities stay in the source project's stream.
     expect(acts[0]).toMatchObject({ action: 'created', project_uuid: source });
   });
 
   it('moves a lone idea: counts of one, events in both projects', async () => {
-    const source = (await w.f.project(w.alice)).uuid;
-    const target = (await w.f.project(w.alice)).uuid;
-    const idea = await w.f.idea(w.alice, source, { state: 'elaborating', assignee: w.pm });
-    w.h.takeEvents();
-    const r = await w.ideas.move(w.pm, { ideaUuid: idea.uuid, targetProjectUuid: target });
+    const source = (await world.domain.project(alice)).uuid;
+    const target = (await world.domain.project(alice)).uuid;
+    const idea = await world.domain.idea(alice, source, { state: 'elaborating', assignee: pm });
+    world.h.takeEvents();
+    const r = await ideas.move(pm, { ideaUuid: idea.uuid, targetProjectUuid: target });
     expect(r).toMatchObject({ idea: { projectUuid: target, status: 'elaborating' }, moved: { ideas: 1, proposals: 0, documents: 0, tasks: 0 } });
-    expect(w.h.takeEvents()).toEqual([ev('idea', idea.uuid, source), ev('idea', idea.uuid, target)]);
+    expect(world.h.takeEvents()).toEqual([ev('idea', idea.uuid, source), ev('idea', idea.uuid, target)]);
   });
 
   it('refuses with CONFLICT when a dependency edge would cross projects, in either direction, changing nothing', async () => {
-    const source = (await w.f.project(w.alice)).uuid;
-    const target = (await w.f.project(w.alice)).uuid;
-    const idea = await w.f.idea(w.alice, source, { state: 'elaborated' });
-    const proposal = await w.f.proposal(w.alice, source, { inputUuids: [idea.uuid], status: 'approved' });
-    const moving = await w.f.task(w.alice, source, { proposalUuid: proposal.uuid });
-    const staying = await w.f.task(w.alice, source);
-    await w.f.dependency(moving.uuid, staying.uuid);
+    const source = (await world.domain.project(alice)).uuid;
+    const target = (await world.domain.project(alice)).uuid;
+    const idea = await world.domain.idea(alice, source, { state: 'elaborated' });
+    const proposal = await world.domain.proposal(alice, source, { inputUuids: [idea.uuid], status: 'approved' });
+    const moving = await world.domain.task(alice, source, { proposalUuid: proposal.uuid });
+    const staying = await world.domain.task(alice, source);
+    await world.domain.dependency(moving.uuid, staying.uuid);
     const message = 'Idea cannot be moved: a moved task depends on or is depended on by a task that stays';
-    await w.refused(() => w.ideas.move(w.pm, { ideaUuid: idea.uuid, targetProjectUuid: target }), 'CONFLICT', message);
+    await refused(() => ideas.move(pm, { ideaUuid: idea.uuid, targetProjectUuid: target }), 'CONFLICT', message);
 
-    const idea2 = await w.f.idea(w.alice, source, { state: 'elaborated' });
-    const child = await w.f.idea(w.alice, source, { parentUuid: idea2.uuid, state: 'elaborated' });
-    const proposal2 = await w.f.proposal(w.alice, source, { inputUuids: [child.uuid], status: 'approved' });
-    const prerequisite = await w.f.task(w.alice, source, { proposalUuid: proposal2.uuid });
-    const dependent = await w.f.task(w.alice, source);
-    await w.f.dependency(dependent.uuid, prerequisite.uuid);
-    await w.refused(() => w.ideas.move(w.pm, { ideaUuid: idea2.uuid, targetProjectUuid: target }), 'CONFLICT', message);
+    const idea2 = await world.domain.idea(alice, source, { state: 'elaborated' });
+    const child = await world.domain.idea(alice, source, { parentUuid: idea2.uuid, state: 'elaborated' });
+    const proposal2 = await world.domain.proposal(alice, source, { inputUuids: [child.uuid], status: 'approved' });
+    const prerequisite = await world.domain.task(alice, source, { proposalUuid: proposal2.uuid });
+    const dependent = await world.domain.task(alice, source);
+    await world.domain.dependency(dependent.uuid, prerequisite.uuid);
+    await refused(() => ideas.move(pm, { ideaUuid: idea2.uuid, targetProjectUuid: target }), 'CONFLICT', message);
   });
 
   it('refuses the same project, a missing or foreign target and a foreign idea', async () => {
-    const source = (await w.f.project(w.alice)).uuid;
-    const idea = await w.f.idea(w.alice, source);
-    const foreign = await w.f.project(w.mallory);
-    await w.refused(() => w.ideas.move(w.pm, { ideaUuid: idea.uuid, targetProjectUuid: source }), 'VALIDATION_ERROR', 'Idea is already in the target project');
-    await w.refused(() => w.ideas.move(w.pm, { ideaUuid: idea.uuid, targetProjectUuid: foreign.uuid }), 'NOT_FOUND', 'Target project not found');
-    await w.refused(() => w.ideas.move(w.pm, { ideaUuid: idea.uuid, targetProjectUuid: randomUUID() }), 'NOT_FOUND', 'Target project not found');
-    await w.refused(() => w.ideas.move(w.malloryAgent, { ideaUuid: idea.uuid, targetProjectUuid: foreign.uuid }), 'NOT_FOUND', 'Idea not found');
+    const source = (await world.domain.project(alice)).uuid;
+    const idea = await world.domain.idea(alice, source);
+    const foreign = await world.domain.project(mallory);
+    await refused(() => ideas.move(pm, { ideaUuid: idea.uuid, targetProjectUuid: source }), 'VALIDATION_ERROR', 'Idea is already in the target project');
+    await refused(() => ideas.move(pm, { ideaUuid: idea.uuid, targetProjectUuid: foreign.uuid }), 'NOT_FOUND', 'Target project not found');
+    await refused(() => ideas.move(pm, { ideaUuid: idea.uuid, targetProjectUuid: randomUUID() }), 'NOT_FOUND', 'Target project not found');
+    await refused(() => ideas.move(malloryAgent, { ideaUuid: idea.uuid, targetProjectUuid: foreign.uuid }), 'NOT_FOUND', 'Idea not found');
   });
 });

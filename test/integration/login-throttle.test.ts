@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
 import { AuthService } from '../../src/modules/identity/index.js';
-import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
-import { LoginThrottleRepository } from '../../src/modules/identity/login-throttle.repository.js';
 import { LoginThrottle } from '../../src/modules/identity/login-throttle.js';
-import { UserSessionRepository } from '../../src/modules/identity/user-session.repository.js';
-import { UserRepository } from '../../src/modules/identity/user.repository.js';
 import { AppError, RateLimitedError } from '../../src/shared/errors/app-error.js';
-import { InProcessEventBus } from '../../src/shared/event-bus/in-process-event-bus.js';
 import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import type { SeededUser } from '../factories/identity.factory.js';
 import { ManualClock } from '../utils/clock.js';
@@ -36,6 +30,7 @@ async function outcome(p: Promise<unknown>): Promise<'ok' | { code: string; mess
  */
 describe('login throttling (integration)', () => {
   let world: World;
+  let services: World;
   let clock: ManualClock;
   let metrics: MetricsService;
   let throttle: LoginThrottle;
@@ -46,13 +41,16 @@ describe('login throttling (integration)', () => {
     world = await World.database();
     companyUuid = (await world.company('Throttled')).uuid;
   });
-  beforeEach(() => {
+  // Each test gets services compiled afresh over the world's database (~0.1 s): its own ManualClock at the epoch and
+  // its own metrics, whose throttle counts it asserts from zero.
+  beforeEach(async () => {
     clock = new ManualClock();
-    metrics = new MetricsService();
-    const m = world.ds.manager;
-    throttle = new LoginThrottle(new LoginThrottleRepository(m), clock, metrics, pino({ level: 'silent' }));
-    auth = new AuthService(new UserRepository(m), new UserSessionRepository(m), new AgentRepository(m), new InProcessEventBus(), throttle);
+    services = await World.over(world.ds, { clock });
+    metrics = services.get(MetricsService);
+    throttle = services.get(LoginThrottle);
+    auth = services.get(AuthService);
   });
+  afterEach(() => services.close());
   afterAll(() => world.close());
 
   const user = (): Promise<SeededUser> => world.user(companyUuid, { password: 'right password' });

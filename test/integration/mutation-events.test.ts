@@ -1,28 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Injectable, Module } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import type { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/config.js';
 import { CollaborationModule } from '../../src/modules/collaboration/index.js';
+import { IdentityModule } from '../../src/modules/identity/index.js';
 import { ActivityEntity, MentionEntity } from '../../src/entities.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import { CoreModule } from '../../src/shared/core.module.js';
 import { TransactionRunner } from '../../src/shared/database/transaction-runner.js';
 import { EventBus } from '../../src/shared/event-bus/event-bus.port.js';
 import { MUTATION_EVENTS, type MutationCommitted, type RealtimeEvent } from '../../src/shared/event-bus/events.js';
-import { Lifecycle } from '../../src/shared/lifecycle.js';
-import { createLogger, PinoNestLogger, requestContext } from '../../src/shared/logging/logger.js';
-import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
+import { createLogger, requestContext } from '../../src/shared/logging/logger.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
 /**
- * The mutation events through the framework's own path: a Nest application context with the kernel's
- * EventEmitterModule, collaboration's audit writer and two reactions found by `@OnEvent`, one of which fails.
+ * The mutation events through the framework's own path: a world compiled with the kernel's EventEmitterModule,
+ * collaboration's audit writer and two reactions found by `@OnEvent`, one of which fails (identity for seeding).
  */
 const reactions: string[] = [];
 
@@ -50,7 +45,6 @@ let world: World;
 
 let tdb: TestDatabase;
 let db: DataSource;
-let app: INestApplicationContext;
 let runner: TransactionRunner;
 let actor: Actor;
 let projectUuid: string;
@@ -58,30 +52,24 @@ const logs: Array<Record<string, unknown>> = [];
 const changes: RealtimeEvent[] = [];
 
 beforeAll(async () => {
-  world = await World.database();
-  tdb = world.db;
-  db = tdb.dataSource;
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
       for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
       cb();
     },
   });
-  const logger = createLogger('info', sink);
-  const config = loadConfig({ DATABASE_URL: tdb.url });
-  @Module({ imports: [CoreModule.forRoot({ config, dataSource: db, logger, metrics: new MetricsService(), lifecycle: new Lifecycle() }), CollaborationModule, ReactionsModule] })
-  class TestModule {}
-  app = await NestFactory.createApplicationContext(TestModule, { logger: new PinoNestLogger(logger) });
-  runner = app.get(TransactionRunner);
-  app.get(EventBus).subscribe('change', (e) => changes.push(e));
-  const ids = new IdentityFactory(db);
+  world = await World.database({ modules: [IdentityModule, CollaborationModule, ReactionsModule], logger: createLogger('info', sink), logStreams: true });
+  tdb = world.db;
+  db = tdb.dataSource;
+  runner = world.get(TransactionRunner);
+  world.get(EventBus).subscribe('change', (e) => changes.push(e));
+  const ids = world.ids;
   const company = await ids.company();
   actor = userActor(await ids.user(company.uuid, { name: 'Ada' }));
   projectUuid = (await new CollabFactory(db).project(company.uuid)).uuid;
 });
 
 afterAll(async () => {
-  await app?.close();
   await world?.close();
 });
 
@@ -114,7 +102,7 @@ describe('mutation events on @nestjs/event-emitter', () => {
   });
 
   it('logs a plain listener that rejects, with the request id, and still returns the result', async () => {
-    const emitter = app.get(EventEmitter2);
+    const emitter = world.get(EventEmitter2);
     const failing = async (): Promise<void> => {
       throw new Error('plain boom');
     };

@@ -3,22 +3,16 @@ import { jest } from '@jest/globals';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AgentService } from '../../src/modules/identity/index.js';
-import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
-import { NotificationGenerator, NotificationService } from '../../src/modules/notifications/index.js';
+import { NotificationGenerator, NotificationService, NotificationsModule } from '../../src/modules/notifications/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
 import { requestContext } from '../../src/shared/logging/logger.js';
-import { MetricsService } from '../../src/shared/metrics/metrics.service.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { MutationDriver, type Kind } from '../factories/mutation.factory.js';
-import { agentActor, type Harness, testStreamLog, userActor, World } from '../utils/world.js';
-import { bindOnEvent } from '../utils/on-event.js';
+import { agentActor, DOMAIN_MODULES, type Harness, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, MentionEntity, NotificationEntity, TaskEntity } from '../../src/entities.js';
-import type { NotificationPreferenceService } from '../../src/modules/notifications/notification-preference.service.js';
-import { notificationInbox } from '../utils/notification-inbox.js';
-import { reactionsEmitter } from '../utils/on-event.js';
+import { NotificationPreferenceService } from '../../src/modules/notifications/notification-preference.service.js';
 
 type Who = { type: 'user' | 'agent'; uuid: string };
 
@@ -51,25 +45,25 @@ const recipients = (list: NotificationEntity[]): Who[] => list.map((n) => ({ typ
 const sortWho = (list: Who[]): Who[] => [...list].sort((x, y) => `${x.type}${x.uuid}`.localeCompare(`${y.type}${y.uuid}`));
 
 beforeAll(async () => {
-  world = await World.database();
-  tdb = world.db;
-  db = tdb.dataSource;
-  h = world.h;
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
       for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
       cb();
     },
   });
-  const metrics = new MetricsService();
-  generator = new NotificationGenerator(db, h.bus, metrics, testStreamLog(db), pino({ level: 'info' }, sink));
-  bindOnEvent(h.emitter, generator);
-  ({ inbox, preferences } = notificationInbox(db, h, metrics));
+  // The notifications module with the domain modules, its generator bound to committed mutations by Nest.
+  world = await World.database({ modules: [...DOMAIN_MODULES, NotificationsModule], logger: pino({ level: 'info' }, sink), logStreams: true });
+  tdb = world.db;
+  db = tdb.dataSource;
+  h = world.h;
+  generator = world.get(NotificationGenerator);
+  inbox = world.get(NotificationService);
+  preferences = world.get(NotificationPreferenceService);
   h.bus.subscribe('notification', (m) => frames.push(m));
   f = new CollabFactory(db);
   drive = new MutationDriver(h.runner);
 
-  const ids = new IdentityFactory(db);
+  const ids = world.ids;
   const company = await ids.company();
   companyUuid = company.uuid;
   const ua = await ids.user(companyUuid, { name: 'Alice' });
@@ -82,7 +76,7 @@ beforeAll(async () => {
   helper = agentActor((await ids.agent(companyUuid, uc.uuid, { name: 'Helper Bot' })).agent, companyUuid);
   const g = await ids.agent(companyUuid, uc.uuid, { name: 'Ghost Bot' });
   ghost = agentActor(g.agent, companyUuid);
-  await new AgentService(db, new AgentRepository(db.manager), reactionsEmitter()).archive({ companyUuid, userUuid: uc.uuid }, g.agent.uuid);
+  await world.get(AgentService).archive({ companyUuid, userUuid: uc.uuid }, g.agent.uuid);
   for (let i = 0; i < 12; i++) extraUsers.push(userActor(await ids.user(companyUuid, { name: `Extra ${i}` })));
   const other = await ids.company();
   outsider = userActor(await ids.user(other.uuid, { name: 'Outsider' }));

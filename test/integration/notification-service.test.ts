@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
-import type { NotificationService } from '../../src/modules/notifications/index.js';
-import type { AgentInboxService } from '../../src/modules/notifications/agent-inbox.service.js';
+import { NotificationService, NotificationsModule } from '../../src/modules/notifications/index.js';
+import { AgentInboxService } from '../../src/modules/notifications/agent-inbox.service.js';
 import type { InboxPage } from '../../src/modules/notifications/notification.service.js';
-import type { NotificationPreferenceService } from '../../src/modules/notifications/notification-preference.service.js';
+import { NotificationPreferenceService } from '../../src/modules/notifications/notification-preference.service.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { AppError } from '../../src/shared/errors/app-error.js';
 import type { NotificationMessage } from '../../src/shared/event-bus/events.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { NotificationFactory, type Inbox } from '../factories/notification.factory.js';
-import { agentActor, userActor, World } from '../utils/world.js';
-import { notificationInbox, restInput } from '../utils/notification-inbox.js';
+import { agentActor, DOMAIN_MODULES, userActor, World } from '../utils/world.js';
+import { restInput } from '../utils/notification-inbox.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { NotificationEntity } from '../../src/entities.js';
 
@@ -60,14 +59,16 @@ async function refusal(p: Promise<unknown>): Promise<{ code: string; message: st
 }
 
 beforeAll(async () => {
-  world = await World.database();
+  world = await World.database({ modules: [...DOMAIN_MODULES, NotificationsModule], logStreams: true });
   tdb = world.db;
   db = tdb.dataSource;
   const h = world.h;
-  ({ inbox: svc, agent: agentInbox, preferences } = notificationInbox(db, h));
+  svc = world.get(NotificationService);
+  agentInbox = world.get(AgentInboxService);
+  preferences = world.get(NotificationPreferenceService);
   h.bus.subscribe('notification', (m) => frames.push(m));
   n = new NotificationFactory(db);
-  const ids = new IdentityFactory(db);
+  const ids = world.ids;
   const c = await ids.company();
   const u = await ids.user(c.uuid);
   me = userActor(u);

@@ -1,7 +1,6 @@
+import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
 import { randomUUID } from 'node:crypto';
 import { resolveProjectScope } from '../../src/modules/assignments/index.js';
-import { projectGroupService, projectService } from '../utils/domain-services.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
@@ -20,10 +19,9 @@ describe('resolveProjectScope (docs/tool-conventions.md §2) against PostgreSQL'
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    const h = world.h;
-    const ids = new IdentityFactory(db.dataSource);
-    const projects = projectService(db.dataSource, h.runner);
-    const groups = projectGroupService(db.dataSource, h.runner);
+    const ids = world.ids;
+    const projects = world.get(ProjectService);
+    const groups = world.get(ProjectGroupService);
     const a = userActor(await ids.user((await ids.company()).uuid));
     const b = userActor(await ids.user((await ids.company()).uuid));
     company = a.companyUuid;

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../src/shared/auth/actor.js';
-import type { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
-import { projectGroupService, projectService } from '../utils/domain-services.js';
+import { ProjectGroupService, ProjectService } from '../../src/modules/projects/index.js';
 import { DomainFactory } from '../factories/domain.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { expectAppError, tableCounts } from '../utils/expect-error.js';
 import { type Harness, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
@@ -22,10 +20,10 @@ beforeAll(async () => {
   world = await World.database();
   db = world.db;
   h = world.h;
-  projects = projectService(db.dataSource, h.runner);
-  groups = projectGroupService(db.dataSource, h.runner);
-  f = new DomainFactory(db.dataSource, h.runner);
-  const ids = new IdentityFactory(db.dataSource);
+  projects = world.get(ProjectService);
+  groups = world.get(ProjectGroupService);
+  f = new DomainFactory(world);
+  const ids = world.ids;
   const a = await ids.company();
   alice = userActor(await ids.user(a.uuid, { name: 'Alice' }));
   const b = await ids.company();
@@ -80,8 +78,7 @@ describe('ProjectService', () => {
   });
 
   it('lists projects by updatedAt desc with paging and total', async () => {
-    const { dataSource } = db;
-    const ids = new IdentityFactory(dataSource);
+    const ids = world.ids;
     const c = await ids.company();
     const carol = userActor(await ids.user(c.uuid));
     const p1 = await f.project(carol, { name: 'One' });
@@ -149,7 +146,7 @@ describe('ProjectService', () => {
 describe('ProjectGroupService', () => {
   let carol: Actor;
   beforeAll(async () => {
-    const ids = new IdentityFactory(db.dataSource);
+    const ids = world.ids;
     const c = await ids.company();
     carol = userActor(await ids.user(c.uuid, { name: 'Carol' }));
   });

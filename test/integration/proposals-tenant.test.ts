@@ -1,11 +1,12 @@
 import type { TestDatabase } from '../utils/test-database.js';
-import { createHarness, World } from '../utils/world.js';
+import { World } from '../utils/world.js';
 import { proposalIn, refused, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
 import { DocumentEntity, ProposalEntity } from '../../src/entities.js';
 
 /** Records of another company are NOT_FOUND for every read and write, exactly like missing ones. */
 describe('proposals and documents: tenant isolation', () => {
   let world: World;
+  let other: World;
   let db: TestDatabase;
   let a: ProposalWorld;
   let b: ProposalWorld;
@@ -15,7 +16,9 @@ describe('proposals and documents: tenant isolation', () => {
     world = await World.database();
     db = world.db;
     a = await seedWorld(world);
-    b = await seedWorld(world, createHarness(world.ds)); // its own bus: B's events never mix with A's
+    // B's cast on a second compiled context over the same database: its own bus, so B's events never mix with A's.
+    other = await World.over(world.ds);
+    b = await seedWorld(other);
     const draft = await proposalIn(a, 'draft');
     owned = {
       draft: draft.uuid,
@@ -28,7 +31,10 @@ describe('proposals and documents: tenant isolation', () => {
       document: (await a.f.document(a.companyUuid, a.project.uuid, a.user)).uuid,
     };
   });
-  afterAll(() => world.close());
+  afterAll(async () => {
+    await other.close();
+    await world.close();
+  });
 
   const snapshot = async () => ({
     proposals: await db.dataSource.manager.find(ProposalEntity, { where: { companyUuid: a.companyUuid }, order: { uuid: 'ASC' } }),

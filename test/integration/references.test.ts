@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { deleteTargetCollaboration, insertReferences, listForTarget, validateReference, type ReferenceService } from '../../src/modules/collaboration/index.js';
-import { commentService, referenceService } from '../utils/domain-services.js';
+import { CommentService, ReferenceService, deleteTargetCollaboration, insertReferences, listForTarget, validateReference } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { agentActor, type Harness, userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 import { ActivityEntity, CommentEntity, ReferenceEntity } from '../../src/entities.js';
@@ -50,9 +48,9 @@ beforeAll(async () => {
   tdb = world.db;
   db = tdb.dataSource;
   h = world.h;
-  svc = referenceService(db, h.runner);
+  svc = world.get(ReferenceService);
   f = new CollabFactory(db);
-  const ids = new IdentityFactory(db);
+  const ids = world.ids;
   const company = await ids.company();
   const u = await ids.user(company.uuid, { name: 'Pat PM' });
   user = userActor(u);
@@ -256,7 +254,7 @@ describe('listForTarget and cleanup helpers', () => {
   });
 
   it('deleteTargetCollaboration removes comments and references of the named targets only', async () => {
-    const comments = commentService(db, h.runner);
+    const comments = world.get(CommentService);
     const [t1, t2] = [
       await f.task({ uuid: projectUuid, companyUuid: user.companyUuid }, { type: 'user', uuid: user.uuid }),
       await f.task({ uuid: projectUuid, companyUuid: user.companyUuid }, { type: 'user', uuid: user.uuid }),

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { SearchService } from '../../src/modules/collaboration/index.js';
-import { searchService } from '../utils/domain-services.js';
+import { SearchService } from '../../src/modules/collaboration/index.js';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { CollabFactory } from '../factories/collab.factory.js';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { userActor, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
@@ -27,9 +25,9 @@ beforeAll(async () => {
   world = await World.database();
   tdb = world.db;
   db = tdb.dataSource;
-  svc = searchService(db);
+  svc = world.get(SearchService);
   f = new CollabFactory(db);
-  const idf = new IdentityFactory(db);
+  const idf = world.ids;
   const company = await idf.company();
   const u = await idf.user(company.uuid, { name: 'Sam Searcher', email: 'sam@corp.test' });
   user = userActor(u);
@@ -199,7 +197,7 @@ describe('SearchService.mentionables', () => {
   const people: Record<string, string> = {};
 
   beforeAll(async () => {
-    const idf = new IdentityFactory(db);
+    const idf = world.ids;
     const company = user.companyUuid;
     people.bob = (await idf.user(company, { name: 'bob Brown', email: 'bob@corp.test' })).uuid;
     people.alice = (await idf.user(company, { name: 'Alice Anders', email: 'anders@corp.test' })).uuid;

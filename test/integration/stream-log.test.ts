@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/config.js';
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { World } from '../utils/world.js';
-import { SchedulerRegistry } from '@nestjs/schedule';
 
 describe('StreamLog (real PostgreSQL)', () => {
   let world: World;
@@ -12,9 +9,11 @@ describe('StreamLog (real PostgreSQL)', () => {
   let log: StreamLog;
 
   beforeAll(async () => {
-    world = await World.database();
+    // The kernel alone, with a short retention; the tests prune by hand, so the background pruning stops.
+    world = await World.database({ modules: [], env: { STREAM_LOG_RETENTION: '1s,3' }, logStreams: true });
     db = world.ds;
-    log = new StreamLog(db, loadConfig({ STREAM_LOG_RETENTION: '1s,3' }), pino({ level: 'silent' }), new SchedulerRegistry());
+    log = world.get(StreamLog);
+    log.stopPruning();
   });
   afterAll(() => world.close());
 

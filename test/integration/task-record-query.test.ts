@@ -3,13 +3,12 @@ import { jest } from '@jest/globals';
 import type { Pool } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { PersonResolver } from '../../src/shared/database/person.js';
-import { countComments, listForTarget } from '../../src/modules/collaboration/index.js';
+import { ReferenceService, countComments, listForTarget } from '../../src/modules/collaboration/index.js';
 import { acceptanceStatus, acceptanceSummary } from '../../src/modules/tasks/domain/task-transition.js';
 import { AcceptanceCriterionEntity, TaskEntity } from '../../src/modules/tasks/task.entity.js';
 import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
 import { taskPeople, toCriterionRecord, toTaskSummary } from '../../src/modules/tasks/task.records.js';
 import { TaskFactory } from '../factories/task.factory.js';
-import { referenceService } from '../utils/domain-services.js';
 import { World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
@@ -56,10 +55,9 @@ describe('TaskReadRepository.record (one statement)', () => {
   it('equals the query-by-query record for every task', async () => {
     world = await World.database();
     tdb = world.db;
-    const h = world.h;
-    const f = new TaskFactory(tdb.dataSource, h);
+    const f = new TaskFactory(world);
     const w = await f.world();
-    const refsSvc = referenceService(tdb.dataSource, h.runner);
+    const refsSvc = world.get(ReferenceService);
     const pre = await f.task(w.admin, w.projectUuid, { title: 'Pre "quoted" \\ back' });
     const pre2 = await f.task(w.admin, w.projectUuid, { title: 'Pre2 ünïcödé 🚀' });
     const t = await f.task(w.admin, w.projectUuid, {
@@ -89,7 +87,7 @@ describe('TaskReadRepository.record (one statement)', () => {
     let checked = 0;
     for (const task of all) {
       const expected = await referenceRecord(tdb.dataSource.manager, task);
-      const actual = await new TaskReadRepository(tdb.dataSource.manager).record(task.companyUuid, task.uuid);
+      const actual = await world.get(TaskReadRepository).record(task.companyUuid, task.uuid);
       expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
       expect(actual).toEqual(expected);
       const inTx = await tdb.dataSource.transaction((em) => new TaskReadRepository(em).recordOf(task));
@@ -97,17 +95,17 @@ describe('TaskReadRepository.record (one statement)', () => {
       checked++;
     }
     expect(checked).toBe(all.length);
-    const main = (await new TaskReadRepository(tdb.dataSource.manager).record(w.companyUuid, t.uuid))!;
+    const main = (await world.get(TaskReadRepository).record(w.companyUuid, t.uuid))!;
     expect(main.references.map((r) => r.createdBy.name)).toContain('(unknown)');
     expect(main.acceptanceCriteriaItems.map((c) => [c.devMarkedBy?.type ?? null, c.markedBy?.type ?? null])).toEqual([['agent', null], [null, 'user'], ['agent', null]]);
     expect(main.activeSessions.map((s) => s.sessionName)).toEqual(['w1', 'w3']);
     expect(main.storyPoints).toBe(2.5);
     // Another company's task is not found.
-    expect(await new TaskReadRepository(tdb.dataSource.manager).record(randomUUID(), t.uuid)).toBeNull();
+    expect(await world.get(TaskReadRepository).record(randomUUID(), t.uuid)).toBeNull();
   });
 
   it("is svc_get_task's only statement: the named prepared svc_task_record, straight on the pool", async () => {
-    const f = new TaskFactory(tdb.dataSource, world.h);
+    const f = new TaskFactory(world);
     const w = await f.world();
     const t = await f.task(w.admin, w.projectUuid, { title: 'Hot path', dependsOnTaskUuids: [(await f.task(w.admin, w.projectUuid, { title: 'Pre' })).uuid] });
     const pool = (tdb.dataSource.driver as unknown as { master: Pool }).master;

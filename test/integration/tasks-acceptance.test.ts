@@ -15,7 +15,7 @@ describe('task acceptance criteria', () => {
     world = await World.database();
     tdb = world.db;
     h = world.h;
-    f = new TaskFactory(tdb.dataSource, h);
+    f = new TaskFactory(world);
     w = await f.world();
   });
   afterAll(() => world.close());

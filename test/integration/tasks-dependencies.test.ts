@@ -19,7 +19,7 @@ describe('task creation, dependencies and deletion', () => {
     h.onCommitted((m) => {
       mutations.push(m);
     });
-    f = new TaskFactory(tdb.dataSource, h);
+    f = new TaskFactory(world);
     w = await f.world();
   });
   afterAll(() => world.close());

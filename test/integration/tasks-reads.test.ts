@@ -1,22 +1,19 @@
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';
-import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
 import { TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { type Harness, World } from '../utils/world.js';
+import { World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
 
 /** Listings, the TaskRecord shape of docs/tool-conventions.md §5.9 and the task tracker of docs/tool-conventions.md §3. */
 describe('task reads', () => {
   let world: World;
   let tdb: TestDatabase;
-  let h: Harness;
   let f: TaskFactory;
   let w: TaskWorld;
 
   beforeAll(async () => {
     world = await World.database();
     tdb = world.db;
-    h = world.h;
-    f = new TaskFactory(tdb.dataSource, h);
+    f = new TaskFactory(world);
     w = await f.world();
   });
   afterAll(() => world.close());
@@ -142,37 +139,37 @@ describe('task reads', () => {
 
   describe('task tracker', () => {
     it('lists my unfinished tasks under the identity rule, grouped by project in order', async () => {
-      const tracker = new TaskTrackerService(new TaskReadRepository(tdb.dataSource.manager));
-      const world = await f.world();
-      const p2 = await f.project(world.companyUuid, 'Second');
-      const [nameOf] = await tdb.dataSource.query(`SELECT name FROM project WHERE uuid = $1`, [world.projectUuid]);
-      const lowMine = await f.taskIn('assigned', world, world.dev, { priority: 'low' });
-      const highOwner = await f.taskIn('in_progress', world, world.admin, { priority: 'high' });
-      const medMine = await f.taskIn('to_verify', world, world.dev, { priority: 'medium' });
-      const highP2 = await f.taskIn('assigned', { ...world, projectUuid: p2 }, world.dev, { priority: 'high' });
-      const laterHigh = await f.taskIn('assigned', world, world.dev, { priority: 'high' });
-      await f.taskIn('done', world, world.dev);
-      await f.taskIn('assigned', world, world.dev2); // a sibling agent's task is not mine
-      await f.taskIn('assigned', world, world.otherDev);
-      const closed = await f.taskIn('assigned', world, world.dev);
-      await f.tasks.close(world.admin, { taskUuid: closed });
-      const rec = await f.tasks.get(world.admin, { taskUuid: medMine });
-      await f.tasks.markCriteria(world.admin, { taskUuid: medMine, criteria: [{ uuid: rec.acceptanceCriteriaItems[0].uuid, status: 'passed' }] });
+      const tracker = world.get(TaskTrackerService);
+      const tw = await f.world();
+      const p2 = await f.project(tw.companyUuid, 'Second');
+      const [nameOf] = await tdb.dataSource.query(`SELECT name FROM project WHERE uuid = $1`, [tw.projectUuid]);
+      const lowMine = await f.taskIn('assigned', tw, tw.dev, { priority: 'low' });
+      const highOwner = await f.taskIn('in_progress', tw, tw.admin, { priority: 'high' });
+      const medMine = await f.taskIn('to_verify', tw, tw.dev, { priority: 'medium' });
+      const highP2 = await f.taskIn('assigned', { ...tw, projectUuid: p2 }, tw.dev, { priority: 'high' });
+      const laterHigh = await f.taskIn('assigned', tw, tw.dev, { priority: 'high' });
+      await f.taskIn('done', tw, tw.dev);
+      await f.taskIn('assigned', tw, tw.dev2); // a sibling agent's task is not mine
+      await f.taskIn('assigned', tw, tw.otherDev);
+      const closed = await f.taskIn('assigned', tw, tw.dev);
+      await f.tasks.close(tw.admin, { taskUuid: closed });
+      const rec = await f.tasks.get(tw.admin, { taskUuid: medMine });
+      await f.tasks.markCriteria(tw.admin, { taskUuid: medMine, criteria: [{ uuid: rec.acceptanceCriteriaItems[0].uuid, status: 'passed' }] });
 
-      const all = await tracker.tracker(world.dev, null);
-      expect(Object.keys(all)).toEqual([world.projectUuid, p2]);
-      expect(all[world.projectUuid].name).toBe(nameOf.name);
-      expect(all[world.projectUuid].tasks.map((t) => t.uuid)).toEqual([laterHigh, highOwner, medMine, lowMine]);
+      const all = await tracker.tracker(tw.dev, null);
+      expect(Object.keys(all)).toEqual([tw.projectUuid, p2]);
+      expect(all[tw.projectUuid].name).toBe(nameOf.name);
+      expect(all[tw.projectUuid].tasks.map((t) => t.uuid)).toEqual([laterHigh, highOwner, medMine, lowMine]);
       expect(all[p2]).toEqual({ name: 'Second', tasks: [expect.objectContaining({ uuid: highP2 })] });
-      const med = all[world.projectUuid].tasks[2];
+      const med = all[tw.projectUuid].tasks[2];
       expect(med).toEqual({ uuid: medMine, title: expect.any(String), status: 'to_verify', priority: 'medium', assignedAt: expect.any(String), acceptance: { passed: 1, total: 3 } });
 
-      expect(Object.keys(await tracker.tracker(world.dev, [p2]))).toEqual([p2]);
-      expect(await tracker.tracker(world.dev, [])).toEqual({});
+      expect(Object.keys(await tracker.tracker(tw.dev, [p2]))).toEqual([p2]);
+      expect(await tracker.tracker(tw.dev, [])).toEqual({});
       // Another company's project in the scope matches nothing.
-      expect(await tracker.tracker(world.dev, [w.projectUuid])).toEqual({});
+      expect(await tracker.tracker(tw.dev, [w.projectUuid])).toEqual({});
       // The owner user sees the tasks of its agents too.
-      expect(Object.keys(await tracker.tracker(world.admin, null))).toEqual([world.projectUuid, p2]);
+      expect(Object.keys(await tracker.tracker(tw.admin, null))).toEqual([tw.projectUuid, p2]);
     });
   });
 });

@@ -1,5 +1,4 @@
 import { TaskTrackerService } from '../../src/modules/tasks/index.js';
-import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
 import { TaskFactory, type TaskWorld } from '../factories/task.factory.js';
 import { type Harness, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
@@ -22,7 +21,7 @@ describe('task and session tenant isolation', () => {
     world = await World.database();
     tdb = world.db;
     h = world.h;
-    f = new TaskFactory(tdb.dataSource, h);
+    f = new TaskFactory(world);
     a = await f.world();
     b = await f.world();
     taskA = await f.taskIn('to_verify', a, a.dev);
@@ -93,7 +92,7 @@ describe('task and session tenant isolation', () => {
   it('listings and trackers never show another company\'s rows', async () => {
     expect((await f.sessions.listForCompany(b.admin, { agentUuid: a.dev.uuid })).total).toBe(0);
     expect((await f.sessions.listForCompany(b.admin, {})).sessions.every((s) => s.agentUuid !== a.dev.uuid)).toBe(true);
-    const tracker = new TaskTrackerService(new TaskReadRepository(tdb.dataSource.manager));
+    const tracker = world.get(TaskTrackerService);
     expect(await tracker.tracker(b.dev, [a.projectUuid])).toEqual({});
     expect(Object.keys(await tracker.tracker(b.dev, null))).toEqual([b.projectUuid]);
     expect((await f.tasks.list(b.admin, { projectUuid: b.projectUuid })).tasks.map((t) => t.uuid)).toEqual([taskB]);

@@ -1,11 +1,9 @@
 import type { Actor } from '../../src/shared/auth/actor.js';
 import { AgentService } from '../../src/modules/identity/index.js';
-import { AgentRepository } from '../../src/modules/identity/agent.repository.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
 import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
 import { type Harness, World } from '../utils/world.js';
 import type { TestDatabase } from '../utils/test-database.js';
-import { reactionsEmitter } from '../utils/on-event.js';
 
 /** docs/domain.md §6.1/§6.2: every transition row, its side effects and event, and every guard's refusal. */
 describe('task transitions', () => {
@@ -19,7 +17,7 @@ describe('task transitions', () => {
     world = await World.database();
     tdb = world.db;
     h = world.h;
-    f = new TaskFactory(tdb.dataSource, h);
+    f = new TaskFactory(world);
     w = await f.world();
   });
   afterAll(() => world.close());
@@ -127,7 +125,7 @@ describe('task transitions', () => {
     it('an archived agent or an unknown one: NOT_FOUND "Agent not found"', async () => {
       const uuid = await taskIn('open');
       const archived = await f.agent(w.companyUuid, w.admin.uuid);
-      await new AgentService(tdb.dataSource, new AgentRepository(tdb.dataSource.manager), reactionsEmitter()).archive({ companyUuid: w.companyUuid, userUuid: w.admin.uuid }, archived.uuid);
+      await world.get(AgentService).archive({ companyUuid: w.companyUuid, userUuid: w.admin.uuid }, archived.uuid);
       await expectRefused(f, h, uuid, () => f.tasks.assign(w.admin, { taskUuid: uuid, agentUuid: archived.uuid }), 'NOT_FOUND', 'Agent not found');
       await expectRefused(f, h, uuid, () => f.tasks.assign(w.admin, { taskUuid: uuid, agentUuid: '00000000-0000-4000-8000-000000000000' }), 'NOT_FOUND', 'Agent not found');
     });

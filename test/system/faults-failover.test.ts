@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { launchBrowser } from '../utils/browser.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { FailoverProxy } from '../utils/failover-proxy.js';
@@ -56,7 +55,7 @@ describe('faults: one of two instances killed (SIGKILL) behind a failover proxy,
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    const f = new IdentityFactory(db.dataSource);
+    const f = world.ids;
     const user = await f.user((await f.company()).uuid);
     nats = await TestNatsServer.start();
     const env = { DATABASE_URL: db.url, NATS_URL: nats.url, BUS_SUBJECT_PREFIX: `ff${randomUUID().slice(0, 8)}`, SSE_HEARTBEAT_MS: '30000' };

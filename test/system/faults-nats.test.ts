@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
@@ -45,7 +44,7 @@ describe('faults: nats-server killed and restarted between two instances', () =>
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    const f = new IdentityFactory(db.dataSource);
+    const f = world.ids;
     const company = await f.company();
     const user = await f.user(company.uuid);
     const other = await f.user(company.uuid, { name: 'Mentioner' });

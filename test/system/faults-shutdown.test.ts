@@ -1,4 +1,3 @@
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { LONG_CONTENT, ProposalFactory } from '../factories/proposal.factory.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { openHeldRequest, type HeldRequest } from '../utils/held-request.js';
@@ -32,7 +31,7 @@ describe('faults: SIGTERM during load (built service)', () => {
   beforeAll(async () => {
     world = await World.database();
     db = world.db;
-    const f = new IdentityFactory(db.dataSource);
+    const f = world.ids;
     const company = await f.company();
     const user = await f.user(company.uuid);
     svc = await startServiceProcess({ DATABASE_URL: db.url, NATS_URL: undefined, SSE_HEARTBEAT_MS: '30000' });

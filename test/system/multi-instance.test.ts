@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
@@ -37,7 +36,7 @@ describe('two instances over a real nats-server', () => {
     ensureBuilt();
     world = await World.database();
     db = world.db;
-    const f = new IdentityFactory(db.dataSource);
+    const f = world.ids;
     const company = await f.company();
     const user = await f.user(company.uuid);
     userUuid = user.uuid;
@@ -88,7 +87,7 @@ describe('two instances over a real nats-server', () => {
     const bell = openEventSource(`${b.url}/api/events/notifications`, cookie);
     await bell.opened;
     // A second user comments on A mentioning the first; the notification row and frame are made on A.
-    const f = new IdentityFactory(db.dataSource);
+    const f = world.ids;
     const companyUuid = (await db.dataSource.query(`SELECT company_uuid FROM app_user WHERE uuid = $1`, [userUuid]))[0].company_uuid as string;
     const other = await f.user(companyUuid, { name: 'Other' });
     const http2 = new HttpClient(a.url);

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsCluster } from '../utils/nats-cluster.js';
@@ -84,7 +83,7 @@ describe('NATS cluster: the node an instance is connected to is killed', () => {
   it('fails over to another node; streams on both instances miss nothing, repeat nothing, are never cut', async () => {
     world = await World.database();
     db = world.db;
-    const f = new IdentityFactory(db.dataSource);
+    const f = world.ids;
     const company = await f.company();
     const user = await f.user(company.uuid);
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { EventSource } from 'eventsource';
-import { IdentityFactory } from '../factories/identity.factory.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../utils/built.js';
 import { CutProxy } from '../utils/cut-proxy.js';
 import { HttpClient } from '../utils/http.js';
@@ -212,7 +211,7 @@ describe('change stream under chaos: two instances, NATS restarts, cut sockets, 
     const t0 = Date.now();
     world = await World.database();
     const db = world.db;
-    const f = new IdentityFactory(db.dataSource);
+    const f = world.ids;
     const company = await f.company();
     const user = await f.user(company.uuid);
     nats = await TestNatsServer.start();

@@ -1,3 +1,4 @@
+import type { World } from './world.js';
 import type { DataSource } from 'typeorm';
 
 /** Asserts a service call is refused with the given error code (and message, when given). */
@@ -21,4 +22,27 @@ export async function tableCounts(db: DataSource, tables: string[] = ['idea', 'e
     out[t] = n;
   }
   return out;
+}
+
+/**
+ * Runs a call of the ideas services that must be refused with `code` (and `message`) and checks that nothing was
+ * written (row counts, the idea-side tables and the items that hang off ideas) or published on the world's bus.
+ */
+export async function expectIdeaRefused(world: World, call: () => Promise<unknown>, code: string, message?: string): Promise<void> {
+  const ds = world.ds;
+  world.h.takeEvents();
+  const before = await tableCounts(ds);
+  const snapshot = async (): Promise<unknown[]> => [
+    await ds.query(`SELECT * FROM idea ORDER BY uuid`),
+    await ds.query(`SELECT * FROM elaboration_round ORDER BY uuid`),
+    await ds.query(`SELECT * FROM elaboration_question ORDER BY uuid`),
+    await ds.query(`SELECT uuid, project_uuid, updated_at FROM proposal ORDER BY uuid`),
+    await ds.query(`SELECT uuid, project_uuid, updated_at FROM task ORDER BY uuid`),
+    await ds.query(`SELECT uuid, project_uuid, updated_at FROM document ORDER BY uuid`),
+  ];
+  const rows = await snapshot();
+  await expectAppError(call(), code, message);
+  expect(await tableCounts(ds)).toEqual(before);
+  expect(await snapshot()).toEqual(rows);
+  expect(world.h.takeEvents()).toEqual([]);
 }

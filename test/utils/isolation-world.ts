@@ -22,6 +22,9 @@ export interface TenantAgent {
  * materialised by approval (with acceptance criteria and a dependency), one claimed and in progress under a session,
  * a manual one depending on it, one held by the admin agent; documents, comments with mentions, a reference,
  * sessions, notifications of the user and of an agent. Every name and text carries `marker`.
+ *
+ * @deprecated A cast over the one test world (test/utils/world.ts), built through a started world's REST routes and
+ * tools; kept until the tenant-isolation suite is rewritten on the world's own seeders (README "Testing").
  */
 export interface Tenant {
   label: string;

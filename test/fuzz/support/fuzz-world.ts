@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { TransactionRunner } from '../../../src/shared/database/transaction-runner.js';
 import { DomainFactory } from '../../factories/domain.factory.js';
 import type { SeededUser } from '../../factories/identity.factory.js';
 import { NotificationFactory } from '../../factories/notification.factory.js';
@@ -115,7 +114,7 @@ export class FuzzWorld {
     const project = await ok('POST', '/api/projects', { name: `Project ${label}`, groupUuid: group.uuid });
     await ok('POST', '/api/projects', { name: `Empty project ${label}` });
     const actor = userActor(user);
-    const domain = new DomainFactory(db, this.app.get(TransactionRunner));
+    const domain = new DomainFactory(this.app, { app: true });
     const elaborated = await domain.idea(actor, project.uuid, { state: 'elaborated' });
     await domain.idea(actor, project.uuid, { state: 'pending_answers' });
     await ok('POST', `/api/projects/${project.uuid}/ideas`, { title: `Open idea ${label}`, content: 'Plain content' });
