@@ -33,10 +33,6 @@ describe('login throttling behind a trusted proxy, two instances (e2e)', () => {
   const login = (i: number, client: string, password: string) =>
     [one, two][i].http().post('/api/auth/login', { email: user.email, password }, { 'x-forwarded-for': `${client}` });
   const RATE_LIMITED = { success: false, error: { code: 'RATE_LIMITED', message: 'Too many login attempts' } };
-  const metric = async (w: World, name: string, rule: string) => {
-    const line = (await (await fetch(`${w.url}/metrics`)).text()).split('\n').find((l) => l.startsWith(`${name}{rule="${rule}"}`));
-    return line ? Number(line.split(' ').pop()) : 0;
-  };
 
   it('locks a pair after 10 failures spread over both instances; another client address still signs in', async () => {
     for (let i = 0; i < 10; i++) expect((await login(i % 2, '203.0.113.10', `wrong ${i}`)).status).toBe(401);
@@ -48,7 +44,7 @@ describe('login throttling behind a trusted proxy, two instances (e2e)', () => {
       expect(refused.headers.get('set-cookie')).toBeNull();
     }
     expect((await login(1, '203.0.113.11', 'right password')).status).toBe(200);
-    expect((await metric(one, 'svc_login_throttled_total', 'pair')) + (await metric(two, 'svc_login_throttled_total', 'pair'))).toBe(2);
+    expect((await one.metric('svc_login_throttled_total{rule="pair"}')) + (await two.metric('svc_login_throttled_total{rule="pair"}'))).toBe(2);
     // The access log names the client address the proxy reported, not the proxy's.
     const lines = one.logs.filter((l) => l.msg === 'request' && l.route === '/api/auth/login');
     expect(lines.map((l) => l.clientAddress)).toContain('203.0.113.10');

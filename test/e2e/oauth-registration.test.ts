@@ -43,10 +43,6 @@ describe('OAuth client registration, bounded and pruned (e2e)', () => {
   /** A registration through "the proxy" for client address `client`, on instance `w`. */
   const register = (w: World, client: string, path = '/oauth/reg') =>
     fetch(`${w.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': client }, body: JSON.stringify(metadata(`Host of ${client}`)) });
-  const metric = async (w: World, line: string): Promise<number> => {
-    const found = (await (await fetch(`${w.url}/metrics`)).text()).split('\n').find((l) => l.startsWith(`${line} `));
-    return found ? Number(found.split(' ').pop()) : 0;
-  };
 
   it('allows 20 registrations per client address per hour across both instances, then 429 with Retry-After and an RFC 7591 body', async () => {
     for (let i = 0; i < 20; i++) expect((await register([one, two][i % 2], '203.0.113.50')).status).toBe(201);
@@ -61,7 +57,7 @@ describe('OAuth client registration, bounded and pruned (e2e)', () => {
     }
     // The same route spelled with a trailing slash is the same limit.
     expect((await register(one, '203.0.113.50', '/oauth/reg/')).status).toBe(429);
-    expect((await metric(one, 'svc_oauth_registrations_refused_total')) + (await metric(two, 'svc_oauth_registrations_refused_total'))).toBe(3);
+    expect((await one.metric('svc_oauth_registrations_refused_total')) + (await two.metric('svc_oauth_registrations_refused_total'))).toBe(3);
     // Another address still registers; so does a client that only claims the limited address from an untrusted socket.
     expect((await register(two, '203.0.113.51')).status).toBe(201);
     const claimed = await requestFrom('127.0.0.2', `${one.url}/oauth/reg`, { method: 'POST', headers: { 'x-forwarded-for': '203.0.113.50' }, json: metadata('Claimer') });
@@ -120,8 +116,8 @@ describe('OAuth client registration, bounded and pruned (e2e)', () => {
     expect(later).toContainEqual({ clientId: activeId, reason: 'unused' });
     expect(await one.ds.query(`SELECT grant_id FROM oauth_grant WHERE client_id = $1`, [activeId])).toEqual([]);
     expect((await rpc(base, INIT, { authorization: `Bearer ${active.saved!.access_token}` })).status).toBe(401);
-    expect((await metric(one, 'svc_oauth_clients_pruned_total{reason="no_grant"}')) + (await metric(two, 'svc_oauth_clients_pruned_total{reason="no_grant"}'))).toBeGreaterThanOrEqual(1);
-    expect(await metric(two, 'svc_oauth_clients_pruned_total{reason="unused"}')).toBeGreaterThanOrEqual(1);
+    expect((await one.metric('svc_oauth_clients_pruned_total{reason="no_grant"}')) + (await two.metric('svc_oauth_clients_pruned_total{reason="no_grant"}'))).toBeGreaterThanOrEqual(1);
+    expect(await two.metric('svc_oauth_clients_pruned_total{reason="unused"}')).toBeGreaterThanOrEqual(1);
 
     // The host's next call: 401, its refresh answers invalid_client, the SDK drops the client and registers again,
     // then asks for the browser; the user consents once more and the host is back.

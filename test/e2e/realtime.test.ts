@@ -249,8 +249,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
     const u = await f.user(c.uuid);
     const h = new HttpClient(app.url);
     await h.login(u.email, u.password);
-    const metric = async (): Promise<number> =>
-      Number(/svc_sse_slow_client_disconnects_total\{stream="changes"\} (\d+)/.exec(await (await fetch(`${app.url}/metrics`)).text())?.[1] ?? 0);
+    const metric = (): Promise<number> => app.metric('svc_sse_slow_client_disconnects_total{stream="changes"}');
     const before = await metric();
     const { port } = new URL(app.url);
     const socket = net.connect(Number(port), '127.0.0.1');
@@ -302,8 +301,7 @@ describe('SSE streams (e2e, real EventSource)', () => {
       const u = await f.user(c.uuid);
       const h = new HttpClient(lagging.url);
       await h.login(u.email, u.password);
-      const lags = async (): Promise<number> =>
-        Number(/svc_sse_resets_total\{stream="changes",reason="lagging"\} (\d+)/.exec(await (await fetch(`${lagging.url}/metrics`)).text())?.[1] ?? 0);
+      const lags = (): Promise<number> => lagging.metric('svc_sse_resets_total{stream="changes",reason="lagging"}');
       const { port } = new URL(lagging.url);
       const socket = net.connect(Number(port), '127.0.0.1');
       socket.on('error', () => undefined);

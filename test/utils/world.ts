@@ -175,6 +175,12 @@ export class World {
     return this.context.get(token as never, { strict: false }) as T;
   }
 
+  /** The value of one series of the started app's `/metrics` (`name` or `name{labels}` exactly as exposed), 0 when absent. */
+  async metric(series: string): Promise<number> {
+    const line = (await (await fetch(`${this.url}/metrics`)).text()).split('\n').find((l) => l.startsWith(`${series} `));
+    return line ? Number(line.slice(series.length + 1)) : 0;
+  }
+
   /** Records every change event the world's bus (the app's, or the compiled context's) publishes; returns the (live) list. */
   recordEvents(): RealtimeEvent[] {
     const events: RealtimeEvent[] = [];
