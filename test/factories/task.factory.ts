@@ -3,24 +3,10 @@ import type { DataSource } from 'typeorm';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { ProposalStatus } from '../../src/modules/proposals/index.js';
 import { TaskService, type NewTaskInput, type TaskStatus, type TaskSummary } from '../../src/modules/tasks/index.js';
-import { agentActor, unique, userActor, type Harness, type World } from '../utils/world.js';
+import { agentActor, unique, type Harness, type World } from '../utils/world.js';
 import type { IdentityFactory } from './identity.factory.js';
 import { ProjectEntity, ProposalEntity } from '../../src/entities.js';
 import { SessionService } from '../../src/modules/sessions/session.service.js';
-
-/** A company with a human PM/admin, two developer agents owned by that human and one project. */
-export interface TaskWorld {
-  companyUuid: string;
-  projectUuid: string;
-  /** A user: holds every permission (creator, admin moves, marks). */
-  admin: Actor;
-  /** Two developer agents owned by `admin`. */
-  dev: Actor;
-  dev2: Actor;
-  /** A second user of the same company (owns `otherDev`). */
-  user2: Actor;
-  otherDev: Actor;
-}
 
 /**
  * Builders for task and session tests: data is created through the world's DI-built services (projects inserted
@@ -67,24 +53,6 @@ export class TaskFactory {
     return agentActor(agent, companyUuid);
   }
 
-  /** @deprecated A cast; new tests seed with `world.company()`, `world.user()`, `world.agent()` and `world.project()`. */
-  async world(): Promise<TaskWorld> {
-    const company = await this.ids.company();
-    const u1 = await this.ids.user(company.uuid, { name: `Admin ${unique()}` });
-    const u2 = await this.ids.user(company.uuid, { name: `Other ${unique()}` });
-    const admin = userActor(u1);
-    const user2 = userActor(u2);
-    return {
-      companyUuid: company.uuid,
-      projectUuid: await this.project(company.uuid),
-      admin,
-      user2,
-      dev: await this.agent(company.uuid, u1.uuid, { name: `Dev ${unique()}` }),
-      dev2: await this.agent(company.uuid, u1.uuid, { name: `Dev2 ${unique()}` }),
-      otherDev: await this.agent(company.uuid, u2.uuid, { name: `OtherDev ${unique()}` }),
-    };
-  }
-
   /** One open task with two required criteria and one optional one. */
   async task(actor: Actor, projectUuid: string, overrides: Partial<NewTaskInput> = {}): Promise<TaskSummary> {
     const { tasks } = await this.tasks.createTasks(actor, {
@@ -104,7 +72,7 @@ export class TaskFactory {
    * A task in `status`, assigned to `assignee` (ignored for open), moved there through the services:
    * claim, start, submit, admin marks + verify, admin close.
    */
-  async taskIn(status: TaskStatus, w: Pick<TaskWorld, 'admin' | 'projectUuid'>, assignee: Actor, overrides: Partial<NewTaskInput> = {}): Promise<string> {
+  async taskIn(status: TaskStatus, w: { admin: Actor; projectUuid: string }, assignee: Actor, overrides: Partial<NewTaskInput> = {}): Promise<string> {
     const { uuid } = await this.task(w.admin, w.projectUuid, overrides);
     if (status === 'open') return uuid;
     if (status === 'closed') {

@@ -3,14 +3,14 @@ import { jest } from '@jest/globals';
 import type { Pool } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { PersonResolver } from '../../src/shared/database/person.js';
+import { SessionService } from '../../src/modules/sessions/session.service.js';
 import { ReferenceService, countComments, listForTarget } from '../../src/modules/collaboration/index.js';
 import { acceptanceStatus, acceptanceSummary } from '../../src/modules/tasks/domain/task-transition.js';
+import { TaskService } from '../../src/modules/tasks/index.js';
 import { AcceptanceCriterionEntity, TaskEntity } from '../../src/modules/tasks/task.entity.js';
 import { TaskReadRepository } from '../../src/modules/tasks/task-read.repository.js';
 import { taskPeople, toCriterionRecord, toTaskSummary } from '../../src/modules/tasks/task.records.js';
-import { TaskFactory } from '../factories/task.factory.js';
-import { World } from '../utils/world.js';
-import type { TestDatabase } from '../utils/test-database.js';
+import { userActor, World } from '../utils/world.js';
 
 /*
  * TaskReadRepository.record reads a whole TaskRecord in one statement (JSON aggregates, timestamps as text). This test holds
@@ -50,52 +50,60 @@ async function referenceRecord(em: EntityManager, task: TaskEntity) {
 
 describe('TaskReadRepository.record (one statement)', () => {
   let world: World;
-  let tdb: TestDatabase;
-  afterAll(() => world.close());
-  it('equals the query-by-query record for every task', async () => {
+  let tasks: TaskService;
+  let sessions: SessionService;
+  beforeAll(async () => {
     world = await World.database();
-    tdb = world.db;
-    const f = new TaskFactory(world);
-    const w = await f.world();
+    tasks = world.get(TaskService);
+    sessions = world.get(SessionService);
+  });
+  afterAll(() => world.close());
+
+  it('equals the query-by-query record for every task', async () => {
+    const companyUuid = (await world.company()).uuid;
+    const admin = userActor(await world.user(companyUuid));
+    const dev = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
+    const dev2 = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev2' })).actor;
+    const projectUuid = await world.project(admin);
     const refsSvc = world.get(ReferenceService);
-    const pre = await f.task(w.admin, w.projectUuid, { title: 'Pre "quoted" \\ back' });
-    const pre2 = await f.task(w.admin, w.projectUuid, { title: 'Pre2 ünïcödé 🚀' });
-    const t = await f.task(w.admin, w.projectUuid, {
+    const pre = await world.task(admin, projectUuid, { title: 'Pre "quoted" \\ back' });
+    const pre2 = await world.task(admin, projectUuid, { title: 'Pre2 ünïcödé 🚀' });
+    const t = await world.task(admin, projectUuid, {
       title: 'Main', description: 'line1\nline2\t"q" \\ 🚀 <b>&amp;</b>', priority: 'high', storyPoints: 2.5,
       dependsOnTaskUuids: [pre.uuid, pre2.uuid], references: [{ type: 'issue_pr', url: 'https://x.test/1', title: 'PR' }, { type: 'docs', url: 'https://x.test/2', title: 'Docs', notes: 'n\no' }],
     });
-    await f.task(w.admin, w.projectUuid, { title: 'Post', dependsOnTaskUuids: [t.uuid] });
-    await f.task(w.admin, w.projectUuid, { title: 'Post2', dependsOnTaskUuids: [t.uuid], storyPoints: 0.1 });
-    await f.tasks.assign(w.admin, { taskUuid: t.uuid, agentUuid: w.dev.uuid });
-    await f.tasks.reportWork(w.dev, { taskUuid: t.uuid, report: 'r1' });
-    await refsSvc.add(w.dev, { targetType: 'task', targetUuid: t.uuid, type: 'repo', url: 'https://x.test/3', title: 'Repo by agent' });
-    const rec = await f.tasks.get(w.admin, { taskUuid: t.uuid });
-    await f.tasks.selfCheck(w.dev, { taskUuid: t.uuid, criteria: [{ uuid: rec.acceptanceCriteriaItems[0].uuid, devStatus: 'passed', devEvidence: 'ok' }, { uuid: rec.acceptanceCriteriaItems[2].uuid, devStatus: 'failed' }] });
-    await f.tasks.markCriteria(w.admin, { taskUuid: t.uuid, criteria: [{ uuid: rec.acceptanceCriteriaItems[1].uuid, status: 'failed', evidence: 'nope' }] });
-    const s1 = await f.sessions.create(w.dev, { name: 'w1' });
-    const s2 = await f.sessions.create(w.dev, { name: 'w2' });
-    const s3 = await f.sessions.create(w.dev, { name: 'w3' });
-    await f.sessions.checkinTask(w.dev, { sessionUuid: s1.uuid, taskUuid: t.uuid });
-    await f.sessions.checkinTask(w.dev, { sessionUuid: s2.uuid, taskUuid: t.uuid });
-    await f.sessions.checkinTask(w.dev, { sessionUuid: s3.uuid, taskUuid: t.uuid });
-    await f.sessions.checkoutTask(w.dev, { sessionUuid: s2.uuid, taskUuid: t.uuid });
-    await tdb.dataSource.query(`INSERT INTO reference (uuid, company_uuid, target_type, target_uuid, type, url, title, created_by_type, created_by_uuid) VALUES ($1, $2, 'task', $3, 'docs', 'https://x', 'Ghost', 'agent', $4)`, [randomUUID(), w.companyUuid, t.uuid, randomUUID()]);
-    await tdb.dataSource.query(`UPDATE task SET assigned_at = '2025-01-01 00:00:00.57+00', story_points = 1.10 WHERE uuid = $1`, [pre2.uuid]);
-    for (const st of ['open', 'assigned', 'in_progress', 'to_verify', 'done', 'closed'] as const) await f.taskIn(st, w, w.dev2);
-    const all: TaskEntity[] = await tdb.dataSource.getRepository(TaskEntity).find();
+    await world.task(admin, projectUuid, { title: 'Post', dependsOnTaskUuids: [t.uuid] });
+    await world.task(admin, projectUuid, { title: 'Post2', dependsOnTaskUuids: [t.uuid], storyPoints: 0.1 });
+    await tasks.assign(admin, { taskUuid: t.uuid, agentUuid: dev.uuid });
+    await tasks.reportWork(dev, { taskUuid: t.uuid, report: 'r1' });
+    await refsSvc.add(dev, { targetType: 'task', targetUuid: t.uuid, type: 'repo', url: 'https://x.test/3', title: 'Repo by agent' });
+    const rec = await tasks.get(admin, { taskUuid: t.uuid });
+    await tasks.selfCheck(dev, { taskUuid: t.uuid, criteria: [{ uuid: rec.acceptanceCriteriaItems[0].uuid, devStatus: 'passed', devEvidence: 'ok' }, { uuid: rec.acceptanceCriteriaItems[2].uuid, devStatus: 'failed' }] });
+    await tasks.markCriteria(admin, { taskUuid: t.uuid, criteria: [{ uuid: rec.acceptanceCriteriaItems[1].uuid, status: 'failed', evidence: 'nope' }] });
+    const s1 = await sessions.create(dev, { name: 'w1' });
+    const s2 = await sessions.create(dev, { name: 'w2' });
+    const s3 = await sessions.create(dev, { name: 'w3' });
+    await sessions.checkinTask(dev, { sessionUuid: s1.uuid, taskUuid: t.uuid });
+    await sessions.checkinTask(dev, { sessionUuid: s2.uuid, taskUuid: t.uuid });
+    await sessions.checkinTask(dev, { sessionUuid: s3.uuid, taskUuid: t.uuid });
+    await sessions.checkoutTask(dev, { sessionUuid: s2.uuid, taskUuid: t.uuid });
+    await world.ds.query(`INSERT INTO reference (uuid, company_uuid, target_type, target_uuid, type, url, title, created_by_type, created_by_uuid) VALUES ($1, $2, 'task', $3, 'docs', 'https://x', 'Ghost', 'agent', $4)`, [randomUUID(), companyUuid, t.uuid, randomUUID()]);
+    await world.ds.query(`UPDATE task SET assigned_at = '2025-01-01 00:00:00.57+00', story_points = 1.10 WHERE uuid = $1`, [pre2.uuid]);
+    for (const st of ['open', 'assigned', 'in_progress', 'to_verify', 'done', 'closed'] as const) await world.taskIn(st, admin, projectUuid, dev2);
+    const all: TaskEntity[] = await world.ds.getRepository(TaskEntity).find();
     expect(all.length).toBeGreaterThan(10);
     let checked = 0;
     for (const task of all) {
-      const expected = await referenceRecord(tdb.dataSource.manager, task);
+      const expected = await referenceRecord(world.ds.manager, task);
       const actual = await world.get(TaskReadRepository).record(task.companyUuid, task.uuid);
       expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
       expect(actual).toEqual(expected);
-      const inTx = await tdb.dataSource.transaction((em) => new TaskReadRepository(em).recordOf(task));
+      const inTx = await world.ds.transaction((em) => new TaskReadRepository(em).recordOf(task));
       expect(JSON.stringify(inTx)).toBe(JSON.stringify(expected));
       checked++;
     }
     expect(checked).toBe(all.length);
-    const main = (await world.get(TaskReadRepository).record(w.companyUuid, t.uuid))!;
+    const main = (await world.get(TaskReadRepository).record(companyUuid, t.uuid))!;
     expect(main.references.map((r) => r.createdBy.name)).toContain('(unknown)');
     expect(main.acceptanceCriteriaItems.map((c) => [c.devMarkedBy?.type ?? null, c.markedBy?.type ?? null])).toEqual([['agent', null], [null, 'user'], ['agent', null]]);
     expect(main.activeSessions.map((s) => s.sessionName)).toEqual(['w1', 'w3']);
@@ -105,10 +113,12 @@ describe('TaskReadRepository.record (one statement)', () => {
   });
 
   it("is svc_get_task's only statement: the named prepared svc_task_record, straight on the pool", async () => {
-    const f = new TaskFactory(world);
-    const w = await f.world();
-    const t = await f.task(w.admin, w.projectUuid, { title: 'Hot path', dependsOnTaskUuids: [(await f.task(w.admin, w.projectUuid, { title: 'Pre' })).uuid] });
-    const pool = (tdb.dataSource.driver as unknown as { master: Pool }).master;
+    const companyUuid = (await world.company()).uuid;
+    const admin = userActor(await world.user(companyUuid));
+    const dev = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
+    const projectUuid = await world.project(admin);
+    const t = await world.task(admin, projectUuid, { title: 'Hot path', dependsOnTaskUuids: [(await world.task(admin, projectUuid, { title: 'Pre' })).uuid] });
+    const pool = (world.ds.driver as unknown as { master: Pool }).master;
     const sent: unknown[] = [];
     const query = pool.query;
     pool.query = function (this: Pool, ...args: unknown[]) {
@@ -116,9 +126,9 @@ describe('TaskReadRepository.record (one statement)', () => {
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof pool.query;
     // Anything through TypeORM (em.query, find, a query builder) takes a query runner first.
-    const runners = jest.spyOn(tdb.dataSource, 'createQueryRunner');
+    const runners = jest.spyOn(world.ds, 'createQueryRunner');
     try {
-      const record = await f.tasks.get(w.dev, { taskUuid: t.uuid });
+      const record = await tasks.get(dev, { taskUuid: t.uuid });
       expect(record.dependsOn.map((d) => d.title)).toEqual(['Pre']);
     } finally {
       pool.query = query;

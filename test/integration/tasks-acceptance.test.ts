@@ -1,49 +1,59 @@
-import type { TaskRecord } from '../../src/modules/tasks/index.js';
-import { expectRefused, TaskFactory, type TaskWorld } from '../factories/task.factory.js';
-import { type Harness, World } from '../utils/world.js';
-import type { TestDatabase } from '../utils/test-database.js';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import { TaskService, type TaskRecord } from '../../src/modules/tasks/index.js';
+import { expectRefused, type TaskFactory } from '../factories/task.factory.js';
+import { type Harness, userActor, World } from '../utils/world.js';
 
 /** The acceptance-criteria gate, self-check, verification marks and the reset rule (docs/domain.md §6.3, §6.5). */
 describe('task acceptance criteria', () => {
   let world: World;
-  let tdb: TestDatabase;
   let h: Harness;
   let f: TaskFactory;
-  let w: TaskWorld;
+  let tasks: TaskService;
+  let companyUuid: string;
+  let projectUuid: string;
+  /** A user of the company (creator, verification marks) and `dev`, a developer agent it owns. */
+  let admin: Actor;
+  let dev: Actor;
+  /** A developer agent of another user of the same company. */
+  let otherDev: Actor;
 
   beforeAll(async () => {
     world = await World.database();
-    tdb = world.db;
     h = world.h;
-    f = new TaskFactory(world);
-    w = await f.world();
+    f = world.tasks;
+    tasks = world.get(TaskService);
+    companyUuid = (await world.company()).uuid;
+    admin = userActor(await world.user(companyUuid));
+    dev = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
+    otherDev = (await world.agent(companyUuid, (await world.user(companyUuid)).uuid, { preset: 'developer_agent', name: 'OtherDev' })).actor;
+    projectUuid = await world.project(admin);
   });
   afterAll(() => world.close());
 
-  const updated = (taskUuid: string) => ({ companyUuid: w.companyUuid, projectUuid: w.projectUuid, entityType: 'task', entityUuid: taskUuid, action: 'updated' });
-  const get = (uuid: string): Promise<TaskRecord> => f.tasks.get(w.admin, { taskUuid: uuid });
+  const updated = (taskUuid: string) => ({ companyUuid, projectUuid, entityType: 'task', entityUuid: taskUuid, action: 'updated' });
+  const get = (uuid: string): Promise<TaskRecord> => tasks.get(admin, { taskUuid: uuid });
   /** criteria[0], [1] required; [2] optional (factory default). */
   const criteriaOf = async (uuid: string) => (await get(uuid)).acceptanceCriteriaItems.map((c) => c.uuid);
 
   describe('gate', () => {
     it('blocks verify until every required criterion is passed by a verification mark', async () => {
-      const uuid = await f.taskIn('to_verify', w, w.dev);
+      const uuid = await world.taskIn('to_verify', admin, projectUuid, dev);
       const [a, b] = await criteriaOf(uuid);
-      const err = await f.tasks.verify(w.admin, { taskUuid: uuid }).catch((e: unknown) => e);
+      const err = await tasks.verify(admin, { taskUuid: uuid }).catch((e: unknown) => e);
       expect(err).toMatchObject({
         code: 'CRITERIA_NOT_PASSED',
         message: 'Not all required acceptance criteria are passed (required 2, passed 0, failed 0, pending 2)',
         extra: { acceptanceSummary: { total: 3, required: 2, passed: 0, failed: 0, pending: 3, requiredPassed: 0, requiredFailed: 0, requiredPending: 2 } },
       });
 
-      await f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed' }, { uuid: b, status: 'failed', evidence: 'broken' }] });
-      await expectRefused(f, h, uuid, () => f.tasks.verify(w.admin, { taskUuid: uuid }), 'CRITERIA_NOT_PASSED', 'Not all required acceptance criteria are passed (required 2, passed 1, failed 1, pending 0)');
+      await tasks.markCriteria(admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed' }, { uuid: b, status: 'failed', evidence: 'broken' }] });
+      await expectRefused(f, h, uuid, () => tasks.verify(admin, { taskUuid: uuid }), 'CRITERIA_NOT_PASSED', 'Not all required acceptance criteria are passed (required 2, passed 1, failed 1, pending 0)');
       expect((await get(uuid)).status).toBe('to_verify');
 
       // The optional criterion stays pending and does not block.
-      await f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: b, status: 'passed' }] });
+      await tasks.markCriteria(admin, { taskUuid: uuid, criteria: [{ uuid: b, status: 'passed' }] });
       h.takeEvents();
-      const done = await f.tasks.verify(w.admin, { taskUuid: uuid });
+      const done = await tasks.verify(admin, { taskUuid: uuid });
       expect(done).toMatchObject({ status: 'done', acceptanceStatus: 'passed', acceptance: { passed: 2, total: 3 } });
       expect(h.takeEvents()).toEqual([updated(uuid)]);
       // Leaving for done keeps the marks.
@@ -51,23 +61,23 @@ describe('task acceptance criteria', () => {
     });
 
     it('self-check marks never count', async () => {
-      const uuid = await f.taskIn('to_verify', w, w.dev);
+      const uuid = await world.taskIn('to_verify', admin, projectUuid, dev);
       const ids = await criteriaOf(uuid);
-      const r = await f.tasks.selfCheck(w.dev, { taskUuid: uuid, criteria: ids.map((id) => ({ uuid: id, devStatus: 'passed' })) });
+      const r = await tasks.selfCheck(dev, { taskUuid: uuid, criteria: ids.map((id) => ({ uuid: id, devStatus: 'passed' })) });
       expect(r.acceptanceCriteriaItems.every((c) => c.devStatus === 'passed' && c.status === 'pending')).toBe(true);
       expect(r.acceptanceStatus).toBe('not_started');
-      await expectRefused(f, h, uuid, () => f.tasks.verify(w.admin, { taskUuid: uuid }), 'CRITERIA_NOT_PASSED');
+      await expectRefused(f, h, uuid, () => tasks.verify(admin, { taskUuid: uuid }), 'CRITERIA_NOT_PASSED');
     });
   });
 
   describe('verification marks (svc_mark_acceptance_criteria)', () => {
     it('sets status, evidence and marker; pending clears the marker; activity criteria_marked', async () => {
-      const uuid = await f.taskIn('in_progress', w, w.dev);
+      const uuid = await world.taskIn('in_progress', admin, projectUuid, dev);
       const [a, b] = await criteriaOf(uuid);
       h.takeEvents();
-      const r = await f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed', evidence: 'CI green' }, { uuid: b, status: 'failed' }] });
+      const r = await tasks.markCriteria(admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed', evidence: 'CI green' }, { uuid: b, status: 'failed' }] });
       const [ca, cb] = r.acceptanceCriteriaItems;
-      expect(ca).toMatchObject({ status: 'passed', evidence: 'CI green', markedBy: { type: 'user', uuid: w.admin.uuid, name: w.admin.name } });
+      expect(ca).toMatchObject({ status: 'passed', evidence: 'CI green', markedBy: { type: 'user', uuid: admin.uuid, name: admin.name } });
       expect(typeof ca.markedAt).toBe('string');
       expect(cb).toMatchObject({ status: 'failed', evidence: null });
       expect(r.acceptanceStatus).toBe('failed');
@@ -76,42 +86,42 @@ describe('task acceptance criteria', () => {
       const acts = await f.activities(uuid);
       expect(acts.at(-1)).toMatchObject({ action: 'criteria_marked', value: { criteria: [{ uuid: a, status: 'passed' }, { uuid: b, status: 'failed' }] } });
 
-      const back = await f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: b, status: 'pending' }] });
+      const back = await tasks.markCriteria(admin, { taskUuid: uuid, criteria: [{ uuid: b, status: 'pending' }] });
       expect(back.acceptanceCriteriaItems[1]).toMatchObject({ status: 'pending', evidence: null, markedBy: null, markedAt: null });
       expect(back.acceptanceStatus).toBe('in_progress');
     });
 
     it('identical marks change nothing and publish nothing', async () => {
-      const uuid = await f.taskIn('in_progress', w, w.dev);
+      const uuid = await world.taskIn('in_progress', admin, projectUuid, dev);
       const [a] = await criteriaOf(uuid);
-      await f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed', evidence: 'e' }] });
+      await tasks.markCriteria(admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed', evidence: 'e' }] });
       const before = await f.snapshot(uuid);
       h.takeEvents();
-      await f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed', evidence: 'e' }] });
+      await tasks.markCriteria(admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed', evidence: 'e' }] });
       expect(await f.snapshot(uuid)).toEqual(before);
       expect(h.takeEvents()).toEqual([]);
     });
 
     it('a criterion of another task refuses the whole call before any write', async () => {
-      const uuid = await f.taskIn('to_verify', w, w.dev);
-      const other = await f.taskIn('to_verify', w, w.dev);
+      const uuid = await world.taskIn('to_verify', admin, projectUuid, dev);
+      const other = await world.taskIn('to_verify', admin, projectUuid, dev);
       const [a] = await criteriaOf(uuid);
       const [foreign] = await criteriaOf(other);
       await expectRefused(
         f,
         h,
         uuid,
-        () => f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed' }, { uuid: foreign, status: 'passed' }] }),
+        () => tasks.markCriteria(admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed' }, { uuid: foreign, status: 'passed' }] }),
         'VALIDATION_ERROR',
         `Criterion ${foreign} does not belong to this task`,
       );
     });
 
     it('on a closed task: INVALID_STATE; NOT_FOUND for a missing task', async () => {
-      const uuid = await f.taskIn('closed', w, w.dev);
+      const uuid = await world.taskIn('closed', admin, projectUuid, dev);
       const [a] = await criteriaOf(uuid);
-      await expectRefused(f, h, uuid, () => f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed' }] }), 'INVALID_STATE');
-      await expect(f.tasks.markCriteria(w.admin, { taskUuid: '00000000-0000-4000-8000-000000000000', criteria: [{ uuid: a, status: 'passed' }] })).rejects.toMatchObject({
+      await expectRefused(f, h, uuid, () => tasks.markCriteria(admin, { taskUuid: uuid, criteria: [{ uuid: a, status: 'passed' }] }), 'INVALID_STATE');
+      await expect(tasks.markCriteria(admin, { taskUuid: '00000000-0000-4000-8000-000000000000', criteria: [{ uuid: a, status: 'passed' }] })).rejects.toMatchObject({
         code: 'NOT_FOUND',
       });
     });
@@ -121,40 +131,40 @@ describe('task acceptance criteria', () => {
 
   describe('self-check (svc_report_criteria_self_check)', () => {
     it('the assignee records devStatus and devEvidence; activity criteria_self_checked', async () => {
-      const uuid = await f.taskIn('in_progress', w, w.dev);
+      const uuid = await world.taskIn('in_progress', admin, projectUuid, dev);
       const [a, b] = await criteriaOf(uuid);
       h.takeEvents();
-      const r = await f.tasks.selfCheck(w.dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed', devEvidence: 'unit tests' }, { uuid: b, devStatus: 'failed' }] });
-      expect(r.acceptanceCriteriaItems[0]).toMatchObject({ devStatus: 'passed', devEvidence: 'unit tests', devMarkedBy: { type: 'agent', uuid: w.dev.uuid }, status: 'pending' });
+      const r = await tasks.selfCheck(dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed', devEvidence: 'unit tests' }, { uuid: b, devStatus: 'failed' }] });
+      expect(r.acceptanceCriteriaItems[0]).toMatchObject({ devStatus: 'passed', devEvidence: 'unit tests', devMarkedBy: { type: 'agent', uuid: dev.uuid }, status: 'pending' });
       expect(r.acceptanceCriteriaItems[1]).toMatchObject({ devStatus: 'failed', devEvidence: null });
       expect(h.takeEvents()).toEqual([updated(uuid)]);
       expect((await f.activities(uuid)).at(-1)).toMatchObject({ action: 'criteria_self_checked' });
     });
 
     it('by someone else: FORBIDDEN', async () => {
-      const uuid = await f.taskIn('in_progress', w, w.dev);
+      const uuid = await world.taskIn('in_progress', admin, projectUuid, dev);
       const [a] = await criteriaOf(uuid);
-      await expectRefused(f, h, uuid, () => f.tasks.selfCheck(w.otherDev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed' }] }), 'FORBIDDEN', 'Only the assignee can self-check this task');
+      await expectRefused(f, h, uuid, () => tasks.selfCheck(otherDev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed' }] }), 'FORBIDDEN', 'Only the assignee can self-check this task');
     });
 
     it.each(['done', 'closed'] as const)('on a %s task: INVALID_STATE', async (s) => {
-      const uuid = await f.taskIn(s, w, w.dev);
+      const uuid = await world.taskIn(s, admin, projectUuid, dev);
       const [a] = await criteriaOf(uuid);
       // A closed task built by the factory has no assignee; assign one through the row to reach the state guard.
-      if (s === 'closed') await tdb.dataSource.query(`UPDATE task SET assignee_type = 'agent', assignee_uuid = $2 WHERE uuid = $1`, [uuid, w.dev.uuid]);
-      await expectRefused(f, h, uuid, () => f.tasks.selfCheck(w.dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed' }] }), 'INVALID_STATE');
+      if (s === 'closed') await world.ds.query(`UPDATE task SET assignee_type = 'agent', assignee_uuid = $2 WHERE uuid = $1`, [uuid, dev.uuid]);
+      await expectRefused(f, h, uuid, () => tasks.selfCheck(dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed' }] }), 'INVALID_STATE');
     });
 
     it('a criterion of another task: VALIDATION_ERROR, nothing written', async () => {
-      const uuid = await f.taskIn('in_progress', w, w.dev);
-      const other = await f.taskIn('open', w, w.dev);
+      const uuid = await world.taskIn('in_progress', admin, projectUuid, dev);
+      const other = await world.taskIn('open', admin, projectUuid, dev);
       const [a] = await criteriaOf(uuid);
       const [foreign] = await criteriaOf(other);
       await expectRefused(
         f,
         h,
         uuid,
-        () => f.tasks.selfCheck(w.dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed' }, { uuid: foreign, devStatus: 'passed' }] }),
+        () => tasks.selfCheck(dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed' }, { uuid: foreign, devStatus: 'passed' }] }),
         'VALIDATION_ERROR',
         `Criterion ${foreign} does not belong to this task`,
       );
@@ -163,32 +173,32 @@ describe('task acceptance criteria', () => {
 
   describe('reset rule', () => {
     async function markedToVerify(): Promise<string> {
-      const uuid = await f.taskIn('to_verify', w, w.dev);
+      const uuid = await world.taskIn('to_verify', admin, projectUuid, dev);
       const [a, b] = await criteriaOf(uuid);
-      await f.tasks.selfCheck(w.dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed', devEvidence: 'x' }] });
-      await f.tasks.markCriteria(w.admin, { taskUuid: uuid, criteria: [{ uuid: b, status: 'failed', evidence: 'y' }] });
+      await tasks.selfCheck(dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed', devEvidence: 'x' }] });
+      await tasks.markCriteria(admin, { taskUuid: uuid, criteria: [{ uuid: b, status: 'failed', evidence: 'y' }] });
       return uuid;
     }
     const allPending = (r: TaskRecord): boolean =>
       r.acceptanceCriteriaItems.every((c) => c.devStatus === 'pending' && c.status === 'pending' && c.devEvidence === null && c.evidence === null && c.devMarkedBy === null && c.markedBy === null);
 
     it('leaving to_verify by pull back, reopen or close resets every mark', async () => {
-      expect(allPending(await f.tasks.update(w.dev, { taskUuid: await markedToVerify(), status: 'in_progress' }))).toBe(true);
-      expect(allPending(await f.tasks.reopen(w.admin, { taskUuid: await markedToVerify() }))).toBe(true);
-      expect(allPending(await f.tasks.close(w.admin, { taskUuid: await markedToVerify() }))).toBe(true);
+      expect(allPending(await tasks.update(dev, { taskUuid: await markedToVerify(), status: 'in_progress' }))).toBe(true);
+      expect(allPending(await tasks.reopen(admin, { taskUuid: await markedToVerify() }))).toBe(true);
+      expect(allPending(await tasks.close(admin, { taskUuid: await markedToVerify() }))).toBe(true);
     });
 
     it('marks made before submission survive the move into to_verify', async () => {
-      const uuid = await f.taskIn('in_progress', w, w.dev);
+      const uuid = await world.taskIn('in_progress', admin, projectUuid, dev);
       const [a] = await criteriaOf(uuid);
-      await f.tasks.selfCheck(w.dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed' }] });
-      const r = await f.tasks.submitForVerify(w.dev, { taskUuid: uuid });
+      await tasks.selfCheck(dev, { taskUuid: uuid, criteria: [{ uuid: a, devStatus: 'passed' }] });
+      const r = await tasks.submitForVerify(dev, { taskUuid: uuid });
       expect(r.acceptanceCriteriaItems[0].devStatus).toBe('passed');
     });
 
     it('replacing the criteria list discards every mark', async () => {
       const uuid = await markedToVerify();
-      const r = await f.tasks.update(w.admin, { taskUuid: uuid, acceptanceCriteriaItems: [{ description: '  only one  ' }, { description: '   ' }, { description: 'opt', required: false }] });
+      const r = await tasks.update(admin, { taskUuid: uuid, acceptanceCriteriaItems: [{ description: '  only one  ' }, { description: '   ' }, { description: 'opt', required: false }] });
       expect(r.status).toBe('to_verify');
       expect(r.acceptanceCriteriaItems.map((c) => [c.description, c.required, c.sortOrder])).toEqual([
         ['only one', true, 0],
@@ -199,12 +209,12 @@ describe('task acceptance criteria', () => {
     });
 
     it('an all-blank criteria list is refused', async () => {
-      const uuid = await f.taskIn('open', w, w.dev);
+      const uuid = await world.taskIn('open', admin, projectUuid, dev);
       await expectRefused(
         f,
         h,
         uuid,
-        () => f.tasks.update(w.admin, { taskUuid: uuid, acceptanceCriteriaItems: [{ description: ' ' }] }),
+        () => tasks.update(admin, { taskUuid: uuid, acceptanceCriteriaItems: [{ description: ' ' }] }),
         'VALIDATION_ERROR',
         'At least one acceptance criterion with a non-empty description is required',
       );
