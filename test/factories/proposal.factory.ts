@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Actor, ActorType } from '../../src/shared/auth/actor.js';
-import { DocumentService, type DocumentType } from '../../src/modules/documents/index.js';
-import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
+import type { DocumentType } from '../../src/modules/documents/index.js';
+import { ProposalApprovalService, ProposalService } from '../../src/modules/proposals/index.js';
 import type { TaskStatus } from '../../src/modules/tasks/index.js';
-import { agentActor, unique, userActor, type Harness, type World } from '../utils/world.js';
+import { unique, type World } from '../utils/world.js';
 import { AcceptanceCriterionEntity, ActivityEntity, AgentSessionEntity, CommentEntity, DocumentEntity, IdeaEntity, ProjectEntity, ProposalEntity, ReferenceEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
 type Who = { type: ActorType; uuid: string };
@@ -179,60 +179,22 @@ export class ProposalFactory {
   }
 }
 
-/** One company with a user, a pm agent and an admin agent (both owned by the user) and a project. */
-export interface ProposalWorld {
-  h: Harness;
-  f: ProposalFactory;
-  proposals: ProposalService;
-  approval: ProposalApprovalService;
-  revocation: ProposalRevocationService;
-  documents: DocumentService;
-  companyUuid: string;
-  user: Actor;
-  pm: Actor;
-  admin: Actor;
-  /** A second user of the same company and an agent it owns: "someone else" for identity rules. */
-  otherUser: Actor;
-  otherPm: Actor;
-  project: ProjectEntity;
-}
-
-/** Seeds the cast into a `World.database()`; its services are the world's (DI-built), its events the world's harness's. */
-export async function seedWorld(world: World): Promise<ProposalWorld> {
-  const h = world.h;
-  const db = world.ds;
-  const ids = world.ids;
-  const company = await ids.company();
-  const u = await ids.user(company.uuid);
-  const u2 = await ids.user(company.uuid);
-  const pmAgent = await ids.agent(company.uuid, u.uuid, { preset: 'pm_agent', name: `PM ${unique()}` });
-  const adminAgent = await ids.agent(company.uuid, u.uuid, { preset: 'admin_agent', name: `Admin ${unique()}` });
-  const otherPmAgent = await ids.agent(company.uuid, u2.uuid, { preset: 'pm_agent', name: `Other PM ${unique()}` });
-  const f = new ProposalFactory(db);
-  return {
-    h,
-    f,
-    proposals: world.seeding(ProposalService),
-    approval: world.seeding(ProposalApprovalService),
-    revocation: world.seeding(ProposalRevocationService),
-    documents: world.seeding(DocumentService),
-    companyUuid: company.uuid,
-    user: userActor(u),
-    pm: agentActor(pmAgent.agent, company.uuid),
-    admin: agentActor(adminAgent.agent, company.uuid),
-    otherUser: userActor(u2),
-    otherPm: agentActor(otherPmAgent.agent, company.uuid),
-    project: await f.project(company.uuid),
-  };
+/** Who writes a seeded proposal and where; `reviewer` approves or closes it when the status asks for a review. */
+export interface ProposalSeed {
+  author: Actor;
+  projectUuid: string;
+  reviewer?: Actor;
 }
 
 /**
- * A draft proposal by `actor` over one fresh idea assigned to it, filled so that it validates: a tech design and a
- * PRD draft, and three task drafts where B depends on A and C depends on A and B.
+ * A draft proposal by `author` in `projectUuid` over one fresh idea elaborated and assigned to it (`world.idea`), filled
+ * through the proposal service of the world's seeders' context so that it validates: a tech design and a PRD draft,
+ * and three task drafts where B depends on A and C depends on A and B. The setup's events are discarded.
  */
-export async function readyProposal(w: ProposalWorld, actor: Actor = w.pm, projectUuid = w.project.uuid) {
-  const idea = await w.f.idea(w.companyUuid, projectUuid, actor);
-  const created = await w.proposals.create(actor, {
+export async function readyProposal(world: World, author: Actor, projectUuid: string) {
+  const proposals = world.seeding(ProposalService);
+  const idea = await world.idea(author, projectUuid, { state: 'elaborated' });
+  const created = await proposals.create(author, {
     projectUuid,
     title: `Proposal ${unique()}`,
     description: 'Why this matters',
@@ -240,9 +202,9 @@ export async function readyProposal(w: ProposalWorld, actor: Actor = w.pm, proje
     inputUuids: [idea.uuid],
   });
   const pu = created.uuid;
-  const d1 = await w.proposals.addDocumentDraft(actor, { proposalUuid: pu, type: 'tech_design', title: 'Design', content: LONG_CONTENT });
-  const d2 = await w.proposals.addDocumentDraft(actor, { proposalUuid: pu, type: 'prd', title: 'Requirements', content: LONG_CONTENT });
-  const a = await w.proposals.addTaskDraft(actor, {
+  const d1 = await proposals.addDocumentDraft(author, { proposalUuid: pu, type: 'tech_design', title: 'Design', content: LONG_CONTENT });
+  const d2 = await proposals.addDocumentDraft(author, { proposalUuid: pu, type: 'prd', title: 'Requirements', content: LONG_CONTENT });
+  const a = await proposals.addTaskDraft(author, {
     proposalUuid: pu,
     title: 'Task A',
     description: 'First, mentions @[Someone](user:00000000-0000-4000-8000-000000000001)',
@@ -250,7 +212,7 @@ export async function readyProposal(w: ProposalWorld, actor: Actor = w.pm, proje
     storyPoints: 3,
     acceptanceCriteriaItems: [{ description: ' A1 ' }, { description: 'A2', required: false }, { description: '   ' }],
   });
-  const b = await w.proposals.addTaskDraft(actor, {
+  const b = await proposals.addTaskDraft(author, {
     proposalUuid: pu,
     title: 'Task B',
     description: 'Second',
@@ -258,7 +220,7 @@ export async function readyProposal(w: ProposalWorld, actor: Actor = w.pm, proje
     acceptanceCriteriaItems: [{ description: 'B1' }],
     dependsOnDraftUuids: [a.draftUuid],
   });
-  const c = await w.proposals.addTaskDraft(actor, {
+  const c = await proposals.addTaskDraft(author, {
     proposalUuid: pu,
     title: 'Task C',
     description: 'Third',
@@ -267,17 +229,25 @@ export async function readyProposal(w: ProposalWorld, actor: Actor = w.pm, proje
     acceptanceCriteriaItems: [{ description: 'C1' }, { description: 'C2' }],
     dependsOnDraftUuids: [a.draftUuid, b.draftUuid],
   });
-  w.h.takeEvents();
+  world.h.takeEvents();
   return { idea, uuid: pu, docDrafts: [d1.draftUuid, d2.draftUuid], taskDrafts: { a: a.draftUuid, b: b.draftUuid, c: c.draftUuid } };
 }
 
-/** Drives a proposal to `pending`, or on to `approved` / `closed`; events of the setup are discarded. */
-export async function proposalIn(w: ProposalWorld, status: 'draft' | 'pending' | 'approved' | 'closed', actor: Actor = w.pm) {
-  const p = await readyProposal(w, actor);
-  if (status !== 'draft') await w.proposals.submit(actor, { proposalUuid: p.uuid });
-  if (status === 'approved') await w.approval.approve(w.admin, { proposalUuid: p.uuid });
-  if (status === 'closed') await w.proposals.close(w.admin, { proposalUuid: p.uuid, reviewNote: 'Not now' });
-  w.h.takeEvents();
+export type SeededProposalStatus = 'draft' | 'pending' | 'approved' | 'closed';
+
+/**
+ * A ready proposal (`readyProposal`) driven to `pending` by its author, or on to `approved` / `closed` by `reviewer`;
+ * events of the setup are discarded.
+ */
+export async function proposalIn(world: World, status: SeededProposalStatus, seed: ProposalSeed) {
+  const p = await readyProposal(world, seed.author, seed.projectUuid);
+  if (status !== 'draft') await world.seeding(ProposalService).submit(seed.author, { proposalUuid: p.uuid });
+  if (status === 'approved' || status === 'closed') {
+    if (!seed.reviewer) throw new Error(`proposalIn: an ${status} proposal needs a reviewer`);
+    if (status === 'approved') await world.seeding(ProposalApprovalService).approve(seed.reviewer, { proposalUuid: p.uuid });
+    else await world.seeding(ProposalService).close(seed.reviewer, { proposalUuid: p.uuid, reviewNote: 'Not now' });
+  }
+  world.h.takeEvents();
   return p;
 }
 
@@ -292,14 +262,15 @@ export async function refused(promise: Promise<unknown>, code: string, message?:
   return error!;
 }
 
-/** A refused call leaves the proposal row and the activity stream as they were and publishes nothing. */
-export async function refusedUnchanged(w: ProposalWorld, proposalUuid: string, call: () => Promise<unknown>, code: string, message?: string) {
-  const before = await w.f.proposalRow(proposalUuid);
-  const activities = await w.f.activityCount();
-  w.h.takeEvents();
+/** A refused call leaves the proposal row and the activity stream as they were and publishes nothing on `world`'s bus. */
+export async function refusedUnchanged(world: World, proposalUuid: string, call: () => Promise<unknown>, code: string, message?: string) {
+  const f = new ProposalFactory(world.ds);
+  const before = await f.proposalRow(proposalUuid);
+  const activities = await f.activityCount();
+  world.h.takeEvents();
   const error = await refused(call(), code, message);
-  expect(await w.f.proposalRow(proposalUuid)).toEqual(before);
-  expect(await w.f.activityCount()).toBe(activities);
-  expect(w.h.takeEvents()).toEqual([]);
+  expect(await f.proposalRow(proposalUuid)).toEqual(before);
+  expect(await f.activityCount()).toBe(activities);
+  expect(world.h.takeEvents()).toEqual([]);
   return error;
 }

@@ -1,41 +1,66 @@
 import { In } from 'typeorm';
 import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
-import type { TestDatabase } from '../utils/test-database.js';
-import { textsOf, World } from '../utils/world.js';
-import { LONG_CONTENT, proposalIn, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import { DocumentService } from '../../src/modules/documents/index.js';
+import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
+import { textsOf, userActor, World } from '../utils/world.js';
+import { LONG_CONTENT, ProposalFactory, proposalIn, refusedUnchanged, type SeededProposalStatus } from '../factories/proposal.factory.js';
 import { AcceptanceCriterionEntity, CommentEntity, DocumentEntity, SessionTaskCheckinEntity, TaskDependencyEntity, TaskEntity } from '../../src/entities.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('proposal approval and revocation (docs/domain.md §5.3, §5.4)', () => {
   let world: World;
-  let db: TestDatabase;
-  let w: ProposalWorld;
+  let f: ProposalFactory;
+  let proposals: ProposalService;
+  let approval: ProposalApprovalService;
+  let revocation: ProposalRevocationService;
+  let documents: DocumentService;
+  let companyUuid: string;
+  /** A user; pm (pm_agent) and admin (admin_agent) are its agents, otherPm (pm_agent) a second user's. */
+  let user: Actor;
+  let pm: Actor;
+  let admin: Actor;
+  let otherPm: Actor;
+  let projectUuid: string;
   const committed: MutationCommitted[] = [];
 
   beforeAll(async () => {
     world = await World.database();
-    db = world.db;
-    w = await seedWorld(world);
-    w.h.onCommitted((m) => {
+    f = new ProposalFactory(world.ds);
+    proposals = world.get(ProposalService);
+    approval = world.get(ProposalApprovalService);
+    revocation = world.get(ProposalRevocationService);
+    documents = world.get(DocumentService);
+    companyUuid = (await world.company()).uuid;
+    const u = await world.user(companyUuid);
+    const u2 = await world.user(companyUuid);
+    user = userActor(u);
+    pm = (await world.agent(companyUuid, u.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
+    admin = (await world.agent(companyUuid, u.uuid, { preset: 'admin_agent', name: 'Admin' })).actor;
+    otherPm = (await world.agent(companyUuid, u2.uuid, { preset: 'pm_agent', name: 'Other PM' })).actor;
+    projectUuid = await world.project(user);
+    world.h.onCommitted((m) => {
       committed.push(m);
     });
   });
   afterAll(() => world.close());
 
-  const em = () => db.dataSource.manager;
-  const ev = (entityType: string, entityUuid: string, action: string) => ({ companyUuid: w.companyUuid, projectUuid: w.project.uuid, entityType, entityUuid, action });
+  const em = () => world.ds.manager;
+  const ev = (entityType: string, entityUuid: string, action: string) => ({ companyUuid, projectUuid, entityType, entityUuid, action });
+  /** A proposal by `author` (default the pm agent) in the project, driven to `status` (the admin agent approves it). */
+  const proposal = (status: SeededProposalStatus, author: Actor = pm) => proposalIn(world, status, { author, reviewer: admin, projectUuid });
 
   describe('approve: pending → approved', () => {
     it('materialises documents and tasks with criteria and dependencies in one transaction; exactly 1 + N events', async () => {
-      const p = await proposalIn(w, 'pending');
+      const p = await proposal('pending');
       committed.length = 0;
-      const r = await w.approval.approve(w.admin, { proposalUuid: p.uuid, reviewNote: ' Ship it ' });
+      const r = await approval.approve(admin, { proposalUuid: p.uuid, reviewNote: ' Ship it ' });
 
       expect(r.proposal).toMatchObject({
         uuid: p.uuid,
         status: 'approved',
-        reviewedBy: { type: 'agent', uuid: w.admin.uuid, name: w.admin.name },
+        reviewedBy: { type: 'agent', uuid: admin.uuid, name: admin.name },
         reviewNote: 'Ship it',
         reviewedAt: expect.stringMatching(ISO),
         section: 'basic',
@@ -56,16 +81,16 @@ describe('proposal approval and revocation (docs/domain.md §5.3, §5.4)', () =>
 
       const docs = await em().find(DocumentEntity, { where: { proposalUuid: p.uuid }, order: { title: 'ASC' } });
       expect(docs.map((d) => [d.uuid, d.type, d.title, d.content, d.version, d.projectUuid, d.createdByType, d.createdByUuid])).toEqual([
-        [r.materializedDocuments[0].documentUuid, 'tech_design', 'Design', LONG_CONTENT, 1, w.project.uuid, 'agent', w.pm.uuid],
-        [r.materializedDocuments[1].documentUuid, 'prd', 'Requirements', LONG_CONTENT, 1, w.project.uuid, 'agent', w.pm.uuid],
+        [r.materializedDocuments[0].documentUuid, 'tech_design', 'Design', LONG_CONTENT, 1, projectUuid, 'agent', pm.uuid],
+        [r.materializedDocuments[1].documentUuid, 'prd', 'Requirements', LONG_CONTENT, 1, projectUuid, 'agent', pm.uuid],
       ]);
 
       const tasks = await em().find(TaskEntity, { where: { proposalUuid: p.uuid } });
       const byUuid = new Map(tasks.map((t) => [t.uuid, t]));
       expect([ta, tb, tc].map((u) => byUuid.get(u)).map((t) => t && [t.title, t.status, t.priority, t.storyPoints, t.assigneeUuid, t.createdByType, t.createdByUuid, t.projectUuid])).toEqual([
-        ['Task A', 'open', 'high', 3, null, 'agent', w.pm.uuid, w.project.uuid],
-        ['Task B', 'open', 'medium', 5, null, 'agent', w.pm.uuid, w.project.uuid],
-        ['Task C', 'open', 'low', 1, null, 'agent', w.pm.uuid, w.project.uuid],
+        ['Task A', 'open', 'high', 3, null, 'agent', pm.uuid, projectUuid],
+        ['Task B', 'open', 'medium', 5, null, 'agent', pm.uuid, projectUuid],
+        ['Task C', 'open', 'low', 1, null, 'agent', pm.uuid, projectUuid],
       ]);
       expect(byUuid.get(ta)!.description).toContain('First');
       // Distinct creation times keep the drafts' order in createdAt listings.
@@ -85,9 +110,9 @@ describe('proposal approval and revocation (docs/domain.md §5.3, §5.4)', () =>
       const edges = await em().find(TaskDependencyEntity, { where: { taskUuid: In([ta, tb, tc]) } });
       expect(edges.map((e) => `${e.taskUuid}->${e.dependsOnUuid}`).sort()).toEqual([`${tb}->${ta}`, `${tc}->${ta}`, `${tc}->${tb}`].sort());
 
-      expect(w.h.takeEvents()).toEqual([ev('proposal', p.uuid, 'updated'), ev('task', ta, 'created'), ev('task', tb, 'created'), ev('task', tc, 'created')]);
-      expect((await w.f.activities(p.uuid)).at(-1)).toMatchObject({ action: 'approved', actorUuid: w.admin.uuid, value: { reviewNote: 'Ship it' } });
-      expect((await w.f.activities(ta)).map((x) => x.action)).toEqual(['created']);
+      expect(world.h.takeEvents()).toEqual([ev('proposal', p.uuid, 'updated'), ev('task', ta, 'created'), ev('task', tb, 'created'), ev('task', tc, 'created')]);
+      expect((await f.activities(p.uuid)).at(-1)).toMatchObject({ action: 'approved', actorUuid: admin.uuid, value: { reviewNote: 'Ship it' } });
+      expect((await f.activities(ta)).map((x) => x.action)).toEqual(['created']);
 
       // Task descriptions are handed to the mention pipeline as new texts.
       expect(committed).toHaveLength(1);
@@ -98,26 +123,26 @@ describe('proposal approval and revocation (docs/domain.md §5.3, §5.4)', () =>
       ]);
 
       // The drafts stay on the proposal as its record.
-      const full = await w.proposals.get(w.user, { proposalUuid: p.uuid, section: 'full' });
+      const full = await proposals.get(user, { proposalUuid: p.uuid, section: 'full' });
       expect(full.taskDrafts!.map((t) => t.uuid)).toEqual([a, b, c]);
       expect(full.documentDrafts).toHaveLength(2);
     });
 
     it('a user approves without a note; the tasks keep the proposal creator', async () => {
-      const p = await proposalIn(w, 'pending', w.user);
-      const r = await w.approval.approve(w.user, { proposalUuid: p.uuid });
-      expect(r.proposal).toMatchObject({ status: 'approved', reviewNote: null, reviewedBy: { type: 'user', uuid: w.user.uuid } });
+      const p = await proposal('pending', user);
+      const r = await approval.approve(user, { proposalUuid: p.uuid });
+      expect(r.proposal).toMatchObject({ status: 'approved', reviewNote: null, reviewedBy: { type: 'user', uuid: user.uuid } });
       const tasks = await em().find(TaskEntity, { where: { proposalUuid: p.uuid } });
-      expect(new Set(tasks.map((t) => t.createdByUuid))).toEqual(new Set([w.user.uuid]));
+      expect(new Set(tasks.map((t) => t.createdByUuid))).toEqual(new Set([user.uuid]));
     });
 
     it('row-locks the proposal: a concurrent status change is waited for and then refuses the approval', async () => {
-      const p = await proposalIn(w, 'pending');
-      const other = db.dataSource.createQueryRunner();
+      const p = await proposal('pending');
+      const other = world.ds.createQueryRunner();
       await other.connect();
       await other.startTransaction();
       await other.query('SELECT 1 FROM proposal WHERE uuid = $1 FOR UPDATE', [p.uuid]);
-      const approval = w.approval.approve(w.admin, { proposalUuid: p.uuid }).then(
+      const approving = approval.approve(admin, { proposalUuid: p.uuid }).then(
         () => null,
         (err: unknown) => err,
       );
@@ -125,63 +150,63 @@ describe('proposal approval and revocation (docs/domain.md §5.3, §5.4)', () =>
       await other.query(`UPDATE proposal SET status = 'closed' WHERE uuid = $1`, [p.uuid]);
       await other.commitTransaction();
       await other.release();
-      expect(await approval).toMatchObject({ code: 'INVALID_STATE', message: 'Proposal is closed; approve requires pending' });
+      expect(await approving).toMatchObject({ code: 'INVALID_STATE', message: 'Proposal is closed; approve requires pending' });
       expect(await em().count(TaskEntity, { where: { proposalUuid: p.uuid } })).toBe(0);
-      expect(w.h.takeEvents()).toEqual([]);
+      expect(world.h.takeEvents()).toEqual([]);
     });
 
     it('rolls back everything when a write fails midway', async () => {
-      const p = await proposalIn(w, 'pending');
+      const p = await proposal('pending');
       // A task draft title the task table refuses (over 200 characters) fails the transaction after the documents.
-      const row = (await w.f.proposalRow(p.uuid))!;
+      const row = (await f.proposalRow(p.uuid))!;
       row.taskDrafts[2].title = 'x'.repeat(201);
       await em().save(row);
       const before = await em().count(DocumentEntity);
       const tasksBefore = await em().count(TaskEntity);
-      w.h.takeEvents();
-      await expect(w.approval.approve(w.admin, { proposalUuid: p.uuid })).rejects.toBeDefined();
-      expect((await w.f.proposalRow(p.uuid))!.status).toBe('pending');
+      world.h.takeEvents();
+      await expect(approval.approve(admin, { proposalUuid: p.uuid })).rejects.toBeDefined();
+      expect((await f.proposalRow(p.uuid))!.status).toBe('pending');
       expect(await em().count(DocumentEntity)).toBe(before);
       expect(await em().count(TaskEntity)).toBe(tasksBefore);
-      expect(w.h.takeEvents()).toEqual([]);
+      expect(world.h.takeEvents()).toEqual([]);
     });
   });
 
   describe('revoke: approved → draft', () => {
     async function approvedWithWork() {
-      const p = await proposalIn(w, 'approved');
+      const p = await proposal('approved');
       const tasks = await em().find(TaskEntity, { where: { proposalUuid: p.uuid } });
       const byTitle = new Map(tasks.map((t) => [t.title, t]));
       const [ta, tb, tc] = ['Task A', 'Task B', 'Task C'].map((t) => byTitle.get(t)!);
       // B in progress with an open check-in; C to_verify with marks; an extra task of the proposal already closed.
-      await em().update(TaskEntity, { uuid: tb.uuid }, { status: 'in_progress', assigneeType: 'agent', assigneeUuid: w.pm.uuid, assignedAt: new Date() });
-      const session = await w.f.checkedInSession(w.pm, [tb.uuid]);
-      await em().update(TaskEntity, { uuid: tc.uuid }, { status: 'to_verify', assigneeType: 'agent', assigneeUuid: w.pm.uuid, assignedAt: new Date() });
+      await em().update(TaskEntity, { uuid: tb.uuid }, { status: 'in_progress', assigneeType: 'agent', assigneeUuid: pm.uuid, assignedAt: new Date() });
+      const session = await f.checkedInSession(pm, [tb.uuid]);
+      await em().update(TaskEntity, { uuid: tc.uuid }, { status: 'to_verify', assigneeType: 'agent', assigneeUuid: pm.uuid, assignedAt: new Date() });
       await em().update(
         AcceptanceCriterionEntity,
         { taskUuid: tc.uuid },
-        { devStatus: 'passed', devEvidence: 'ok', devMarkedByType: 'agent', devMarkedByUuid: w.pm.uuid, devMarkedAt: new Date(), status: 'passed', evidence: 'seen', markedByType: 'user', markedByUuid: w.user.uuid, markedAt: new Date() },
+        { devStatus: 'passed', devEvidence: 'ok', devMarkedByType: 'agent', devMarkedByUuid: pm.uuid, devMarkedAt: new Date(), status: 'passed', evidence: 'seen', markedByType: 'user', markedByUuid: user.uuid, markedAt: new Date() },
       );
-      const alreadyClosed = await w.f.task(w.companyUuid, w.project.uuid, w.pm, { title: 'Old', status: 'closed', proposalUuid: p.uuid });
+      const alreadyClosed = await f.task(companyUuid, projectUuid, pm, { title: 'Old', status: 'closed', proposalUuid: p.uuid });
       // Outside tasks: X depends on A (edge removed); A depends on Y (kept).
-      const x = await w.f.task(w.companyUuid, w.project.uuid, w.user, { title: 'Outside X' });
-      const y = await w.f.task(w.companyUuid, w.project.uuid, w.user, { title: 'Outside Y' });
-      await w.f.dependency(x.uuid, ta.uuid);
-      await w.f.dependency(ta.uuid, y.uuid);
-      const report = await w.documents.createReport(w.pm, { proposalUuid: p.uuid, title: 'Report', content: 'Done' });
-      const docComment = await w.f.comment(w.companyUuid, 'document', report.uuid, w.user);
+      const x = await f.task(companyUuid, projectUuid, user, { title: 'Outside X' });
+      const y = await f.task(companyUuid, projectUuid, user, { title: 'Outside Y' });
+      await f.dependency(x.uuid, ta.uuid);
+      await f.dependency(ta.uuid, y.uuid);
+      const report = await documents.createReport(pm, { proposalUuid: p.uuid, title: 'Report', content: 'Done' });
+      const docComment = await f.comment(companyUuid, 'document', report.uuid, user);
       const docs = await em().find(DocumentEntity, { where: { proposalUuid: p.uuid }, order: { createdAt: 'ASC', uuid: 'ASC' } });
-      w.h.takeEvents();
+      world.h.takeEvents();
       return { p, ta, tb, tc, alreadyClosed, x, y, session, docs, docComment };
     }
 
     it('closes the tasks through the transition check, unlinks outside tasks, deletes documents; events per change', async () => {
       const s = await approvedWithWork();
-      const r = await w.revocation.revoke(w.pm, { proposalUuid: s.p.uuid, reviewNote: 'Wrong approach' });
+      const r = await revocation.revoke(pm, { proposalUuid: s.p.uuid, reviewNote: 'Wrong approach' });
 
       expect(r.proposal).toMatchObject({
         status: 'draft',
-        reviewedBy: { type: 'agent', uuid: w.pm.uuid },
+        reviewedBy: { type: 'agent', uuid: pm.uuid },
         reviewNote: 'Wrong approach',
         reviewedAt: expect.stringMatching(ISO),
       });
@@ -194,9 +219,9 @@ describe('proposal approval and revocation (docs/domain.md §5.3, §5.4)', () =>
       const after = new Map((await em().find(TaskEntity, { where: { uuid: In([s.ta.uuid, s.tb.uuid, s.tc.uuid, s.alreadyClosed.uuid]) } })).map((t) => [t.uuid, t]));
       expect([s.ta, s.tb, s.tc, s.alreadyClosed].map((t) => after.get(t.uuid)!.status)).toEqual(['closed', 'closed', 'closed', 'closed']);
       // Closing keeps the assignee (only entering open clears it) and the proposal link.
-      expect(after.get(s.tb.uuid)).toMatchObject({ assigneeUuid: w.pm.uuid, proposalUuid: s.p.uuid });
+      expect(after.get(s.tb.uuid)).toMatchObject({ assigneeUuid: pm.uuid, proposalUuid: s.p.uuid });
       // Leaving to_verify resets every mark.
-      const marks = await w.f.criteria(s.tc.uuid);
+      const marks = await f.criteria(s.tc.uuid);
       expect(marks.map((m) => [m.status, m.evidence, m.markedByUuid, m.markedAt, m.devStatus, m.devEvidence, m.devMarkedByUuid, m.devMarkedAt])).toEqual(
         marks.map(() => ['pending', null, null, null, 'pending', null, null, null]),
       );
@@ -213,27 +238,27 @@ describe('proposal approval and revocation (docs/domain.md §5.3, §5.4)', () =>
       expect(await em().count(DocumentEntity, { where: { uuid: In(s.docs.map((d) => d.uuid)) } })).toBe(0);
       expect(await em().findOneBy(CommentEntity, { uuid: s.docComment.uuid })).toBeNull();
 
-      expect(w.h.takeEvents()).toEqual([
+      expect(world.h.takeEvents()).toEqual([
         ev('proposal', s.p.uuid, 'updated'),
         ...r.closedTasks.map((t) => ev('task', t.uuid, 'updated')),
         ev('task', s.x.uuid, 'updated'),
         ...s.docs.map((d) => ev('document', d.uuid, 'deleted')),
       ]);
-      expect((await w.f.activities(s.p.uuid)).at(-1)).toMatchObject({ action: 'revoked', value: { reviewNote: 'Wrong approach' } });
-      expect((await w.f.activities(s.tb.uuid)).at(-1)).toMatchObject({ action: 'closed', value: { from: 'in_progress', proposalUuid: s.p.uuid } });
+      expect((await f.activities(s.p.uuid)).at(-1)).toMatchObject({ action: 'revoked', value: { reviewNote: 'Wrong approach' } });
+      expect((await f.activities(s.tb.uuid)).at(-1)).toMatchObject({ action: 'closed', value: { from: 'in_progress', proposalUuid: s.p.uuid } });
       // Closed through the tasks module's one transition, with the revocation's own activity value (no session list).
-      expect((await w.f.activities(s.tb.uuid)).at(-1)?.value).toEqual({ from: 'in_progress', proposalUuid: s.p.uuid, reason: 'proposal_revoked' });
-      expect((await w.f.activities(s.x.uuid)).map((a) => a.action)).toEqual(['dependency_removed']);
-      expect((await w.f.activities(s.alreadyClosed.uuid))).toEqual([]);
-      expect((await w.f.activities(s.docs[2].uuid)).map((a) => a.action)).toEqual(['report_created', 'deleted']);
+      expect((await f.activities(s.tb.uuid)).at(-1)?.value).toEqual({ from: 'in_progress', proposalUuid: s.p.uuid, reason: 'proposal_revoked' });
+      expect((await f.activities(s.x.uuid)).map((a) => a.action)).toEqual(['dependency_removed']);
+      expect((await f.activities(s.alreadyClosed.uuid))).toEqual([]);
+      expect((await f.activities(s.docs[2].uuid)).map((a) => a.action)).toEqual(['report_created', 'deleted']);
     });
 
     it('lets the proposal be edited, resubmitted and approved again, creating new tasks', async () => {
       const s = await approvedWithWork();
-      await w.revocation.revoke(w.admin, { proposalUuid: s.p.uuid });
-      await w.proposals.edit(w.pm, { proposalUuid: s.p.uuid, description: 'Second attempt' });
-      await w.proposals.submit(w.pm, { proposalUuid: s.p.uuid });
-      const again = await w.approval.approve(w.admin, { proposalUuid: s.p.uuid });
+      await revocation.revoke(admin, { proposalUuid: s.p.uuid });
+      await proposals.edit(pm, { proposalUuid: s.p.uuid, description: 'Second attempt' });
+      await proposals.submit(pm, { proposalUuid: s.p.uuid });
+      const again = await approval.approve(admin, { proposalUuid: s.p.uuid });
       expect(again.materializedTasks.map((t) => t.taskUuid)).not.toContain(s.ta.uuid);
       expect(await em().count(TaskEntity, { where: { proposalUuid: s.p.uuid, status: 'open' } })).toBe(3);
       expect(await em().count(TaskEntity, { where: { proposalUuid: s.p.uuid, status: 'closed' } })).toBe(4);
@@ -244,23 +269,23 @@ describe('proposal approval and revocation (docs/domain.md §5.3, §5.4)', () =>
       const statuses = async () => (await em().find(TaskEntity, { where: { proposalUuid: s.p.uuid }, order: { uuid: 'ASC' } })).map((t) => t.status);
       const before = await statuses();
       await refusedUnchanged(
-        w,
+        world,
         s.p.uuid,
-        () => w.revocation.revoke(w.otherPm, { proposalUuid: s.p.uuid }),
+        () => revocation.revoke(otherPm, { proposalUuid: s.p.uuid }),
         'FORBIDDEN',
         "Only the proposal's creator or a holder of proposal:admin can revoke it",
       );
       expect(await statuses()).toEqual(before);
       expect(await em().count(DocumentEntity, { where: { proposalUuid: s.p.uuid } })).toBe(3);
       expect(await em().count(TaskDependencyEntity, { where: { taskUuid: s.x.uuid } })).toBe(1);
-      await refusedUnchanged(w, s.p.uuid, () => w.revocation.revoke(w.pm, { proposalUuid: s.p.uuid, reviewNote: 'x'.repeat(2001) }), 'VALIDATION_ERROR');
+      await refusedUnchanged(world, s.p.uuid, () => revocation.revoke(pm, { proposalUuid: s.p.uuid, reviewNote: 'x'.repeat(2001) }), 'VALIDATION_ERROR');
 
       // The creator is the pm agent; its owner (a user) may revoke — and so may any user.
-      await expect(w.revocation.revoke(w.user, { proposalUuid: s.p.uuid })).resolves.toMatchObject({ proposal: { status: 'draft', reviewNote: null } });
+      await expect(revocation.revoke(user, { proposalUuid: s.p.uuid })).resolves.toMatchObject({ proposal: { status: 'draft', reviewNote: null } });
 
-      const byUser = await proposalIn(w, 'approved', w.user);
+      const byUser = await proposal('approved', user);
       // The pm agent is owned by the creating user: the creator identity rule matches.
-      await expect(w.revocation.revoke(w.pm, { proposalUuid: byUser.uuid })).resolves.toMatchObject({ proposal: { status: 'draft' } });
+      await expect(revocation.revoke(pm, { proposalUuid: byUser.uuid })).resolves.toMatchObject({ proposal: { status: 'draft' } });
     });
   });
 });

@@ -1,34 +1,67 @@
-import type { TestDatabase } from '../utils/test-database.js';
-import { World } from '../utils/world.js';
-import { proposalIn, refused, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import { DocumentService } from '../../src/modules/documents/index.js';
+import { ProposalApprovalService, ProposalRevocationService, ProposalService } from '../../src/modules/proposals/index.js';
+import { userActor, World } from '../utils/world.js';
+import { ProposalFactory, proposalIn, refused } from '../factories/proposal.factory.js';
 import { DocumentEntity, ProposalEntity } from '../../src/entities.js';
+
+/** One company seen through one world's context: its services, a user, an admin agent of that user, a project. */
+interface Tenant {
+  proposals: ProposalService;
+  approval: ProposalApprovalService;
+  revocation: ProposalRevocationService;
+  documents: DocumentService;
+  companyUuid: string;
+  user: Actor;
+  admin: Actor;
+  projectUuid: string;
+}
+
+async function tenant(world: World): Promise<Tenant> {
+  const companyUuid = (await world.company()).uuid;
+  const u = await world.user(companyUuid);
+  const user = userActor(u);
+  return {
+    proposals: world.get(ProposalService),
+    approval: world.get(ProposalApprovalService),
+    revocation: world.get(ProposalRevocationService),
+    documents: world.get(DocumentService),
+    companyUuid,
+    user,
+    admin: (await world.agent(companyUuid, u.uuid, { preset: 'admin_agent', name: 'Admin' })).actor,
+    projectUuid: await world.project(user),
+  };
+}
 
 /** Records of another company are NOT_FOUND for every read and write, exactly like missing ones. */
 describe('proposals and documents: tenant isolation', () => {
   let world: World;
   let other: World;
-  let db: TestDatabase;
-  let a: ProposalWorld;
-  let b: ProposalWorld;
+  let f: ProposalFactory;
+  let a: Tenant;
+  let b: Tenant;
   let owned: { draft: string; pending: string; approved: string; closed: string; draftDoc: string; taskDraft: string; idea: string; document: string };
 
   beforeAll(async () => {
     world = await World.database();
-    db = world.db;
-    a = await seedWorld(world);
-    // B's cast on a second compiled context over the same database: its own bus, so B's events never mix with A's.
+    f = new ProposalFactory(world.ds);
+    a = await tenant(world);
+    // B on a second compiled context over the same database: its own bus, so B's events never mix with A's.
     other = await World.over(world.ds);
-    b = await seedWorld(other);
-    const draft = await proposalIn(a, 'draft');
+    b = await tenant(other);
+    // A's proposals are written by A's pm agent and reviewed by A's admin agent.
+    const pm = (await world.agent(a.companyUuid, a.user.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
+    const seed = { author: pm, reviewer: a.admin, projectUuid: a.projectUuid };
+    const draft = await proposalIn(world, 'draft', seed);
     owned = {
       draft: draft.uuid,
-      pending: (await proposalIn(a, 'pending')).uuid,
-      approved: (await proposalIn(a, 'approved')).uuid,
-      closed: (await proposalIn(a, 'closed')).uuid,
+      pending: (await proposalIn(world, 'pending', seed)).uuid,
+      approved: (await proposalIn(world, 'approved', seed)).uuid,
+      closed: (await proposalIn(world, 'closed', seed)).uuid,
       draftDoc: draft.docDrafts[0],
       taskDraft: draft.taskDrafts.a,
       idea: draft.idea.uuid,
-      document: (await a.f.document(a.companyUuid, a.project.uuid, a.user)).uuid,
+      document: (await f.document(a.companyUuid, a.projectUuid, a.user)).uuid,
     };
   });
   afterAll(async () => {
@@ -37,52 +70,52 @@ describe('proposals and documents: tenant isolation', () => {
   });
 
   const snapshot = async () => ({
-    proposals: await db.dataSource.manager.find(ProposalEntity, { where: { companyUuid: a.companyUuid }, order: { uuid: 'ASC' } }),
-    documents: await db.dataSource.manager.find(DocumentEntity, { where: { companyUuid: a.companyUuid }, order: { uuid: 'ASC' } }),
-    activities: await a.f.activityCount(),
+    proposals: await world.ds.manager.find(ProposalEntity, { where: { companyUuid: a.companyUuid }, order: { uuid: 'ASC' } }),
+    documents: await world.ds.manager.find(DocumentEntity, { where: { companyUuid: a.companyUuid }, order: { uuid: 'ASC' } }),
+    activities: await f.activityCount(),
   });
 
   // Callers of company B: a user (every permission) and an admin agent.
   const callers = () => [b.user, b.admin];
 
-  const proposalCalls = (o: typeof owned): Array<[string, (w: ProposalWorld, actor: ProposalWorld['user']) => Promise<unknown>, string]> => [
-    ['get', (w, x) => w.proposals.get(x, { proposalUuid: o.draft, section: 'full' }), 'Proposal not found'],
-    ['list', (w, x) => w.proposals.list(x, { projectUuid: a.project.uuid }), 'Project not found'],
-    ['validate', (w, x) => w.proposals.validate(x, { proposalUuid: o.draft }), 'Proposal not found'],
-    ['edit', (w, x) => w.proposals.edit(x, { proposalUuid: o.draft, title: 'Hijack' }), 'Proposal not found'],
-    ['delete', (w, x) => w.proposals.delete(x, { proposalUuid: o.draft }), 'Proposal not found'],
-    ['delete closed', (w, x) => w.proposals.delete(x, { proposalUuid: o.closed }), 'Proposal not found'],
-    ['addDocumentDraft', (w, x) => w.proposals.addDocumentDraft(x, { proposalUuid: o.draft, type: 'prd', title: 'X', content: '' }), 'Proposal not found'],
-    ['updateDocumentDraft', (w, x) => w.proposals.updateDocumentDraft(x, { proposalUuid: o.draft, draftUuid: o.draftDoc, title: 'X' }), 'Proposal not found'],
-    ['removeDocumentDraft', (w, x) => w.proposals.removeDocumentDraft(x, { proposalUuid: o.draft, draftUuid: o.draftDoc }), 'Proposal not found'],
-    ['addTaskDraft', (w, x) => w.proposals.addTaskDraft(x, { proposalUuid: o.draft, title: 'X', acceptanceCriteriaItems: [{ description: 'x' }] }), 'Proposal not found'],
-    ['updateTaskDraft', (w, x) => w.proposals.updateTaskDraft(x, { proposalUuid: o.draft, draftUuid: o.taskDraft, title: 'X' }), 'Proposal not found'],
-    ['removeTaskDraft', (w, x) => w.proposals.removeTaskDraft(x, { proposalUuid: o.draft, draftUuid: o.taskDraft }), 'Proposal not found'],
-    ['submit', (w, x) => w.proposals.submit(x, { proposalUuid: o.draft }), 'Proposal not found'],
-    ['approve', (w, x) => w.approval.approve(x, { proposalUuid: o.pending }), 'Proposal not found'],
-    ['reject', (w, x) => w.proposals.reject(x, { proposalUuid: o.pending, reviewNote: 'n' }), 'Proposal not found'],
-    ['close', (w, x) => w.proposals.close(x, { proposalUuid: o.pending, reviewNote: 'n' }), 'Proposal not found'],
-    ['revoke', (w, x) => w.revocation.revoke(x, { proposalUuid: o.approved }), 'Proposal not found'],
-    ['create in their project', (w, x) => w.proposals.create(x, { projectUuid: a.project.uuid, title: 'X', inputType: 'idea', inputUuids: [o.idea] }), 'Project not found'],
-    ['create over their idea', (w, x) => w.proposals.create(x, { projectUuid: w.project.uuid, title: 'X', inputType: 'idea', inputUuids: [o.idea] }), 'Input idea not found'],
-    ['create over their document', (w, x) => w.proposals.create(x, { projectUuid: w.project.uuid, title: 'X', inputType: 'document', inputUuids: [o.document] }), 'Input document not found'],
+  const proposalCalls = (o: typeof owned): Array<[string, (t: Tenant, actor: Actor) => Promise<unknown>, string]> => [
+    ['get', (t, x) => t.proposals.get(x, { proposalUuid: o.draft, section: 'full' }), 'Proposal not found'],
+    ['list', (t, x) => t.proposals.list(x, { projectUuid: a.projectUuid }), 'Project not found'],
+    ['validate', (t, x) => t.proposals.validate(x, { proposalUuid: o.draft }), 'Proposal not found'],
+    ['edit', (t, x) => t.proposals.edit(x, { proposalUuid: o.draft, title: 'Hijack' }), 'Proposal not found'],
+    ['delete', (t, x) => t.proposals.delete(x, { proposalUuid: o.draft }), 'Proposal not found'],
+    ['delete closed', (t, x) => t.proposals.delete(x, { proposalUuid: o.closed }), 'Proposal not found'],
+    ['addDocumentDraft', (t, x) => t.proposals.addDocumentDraft(x, { proposalUuid: o.draft, type: 'prd', title: 'X', content: '' }), 'Proposal not found'],
+    ['updateDocumentDraft', (t, x) => t.proposals.updateDocumentDraft(x, { proposalUuid: o.draft, draftUuid: o.draftDoc, title: 'X' }), 'Proposal not found'],
+    ['removeDocumentDraft', (t, x) => t.proposals.removeDocumentDraft(x, { proposalUuid: o.draft, draftUuid: o.draftDoc }), 'Proposal not found'],
+    ['addTaskDraft', (t, x) => t.proposals.addTaskDraft(x, { proposalUuid: o.draft, title: 'X', acceptanceCriteriaItems: [{ description: 'x' }] }), 'Proposal not found'],
+    ['updateTaskDraft', (t, x) => t.proposals.updateTaskDraft(x, { proposalUuid: o.draft, draftUuid: o.taskDraft, title: 'X' }), 'Proposal not found'],
+    ['removeTaskDraft', (t, x) => t.proposals.removeTaskDraft(x, { proposalUuid: o.draft, draftUuid: o.taskDraft }), 'Proposal not found'],
+    ['submit', (t, x) => t.proposals.submit(x, { proposalUuid: o.draft }), 'Proposal not found'],
+    ['approve', (t, x) => t.approval.approve(x, { proposalUuid: o.pending }), 'Proposal not found'],
+    ['reject', (t, x) => t.proposals.reject(x, { proposalUuid: o.pending, reviewNote: 'n' }), 'Proposal not found'],
+    ['close', (t, x) => t.proposals.close(x, { proposalUuid: o.pending, reviewNote: 'n' }), 'Proposal not found'],
+    ['revoke', (t, x) => t.revocation.revoke(x, { proposalUuid: o.approved }), 'Proposal not found'],
+    ['create in their project', (t, x) => t.proposals.create(x, { projectUuid: a.projectUuid, title: 'X', inputType: 'idea', inputUuids: [o.idea] }), 'Project not found'],
+    ['create over their idea', (t, x) => t.proposals.create(x, { projectUuid: t.projectUuid, title: 'X', inputType: 'idea', inputUuids: [o.idea] }), 'Input idea not found'],
+    ['create over their document', (t, x) => t.proposals.create(x, { projectUuid: t.projectUuid, title: 'X', inputType: 'document', inputUuids: [o.document] }), 'Input document not found'],
   ];
 
-  const documentCalls = (o: typeof owned): Array<[string, (w: ProposalWorld, actor: ProposalWorld['user']) => Promise<unknown>, string]> => [
-    ['get document', (w, x) => w.documents.get(x, { documentUuid: o.document }), 'Document not found'],
-    ['list documents', (w, x) => w.documents.list(x, { projectUuid: a.project.uuid }), 'Project not found'],
-    ['create document in their project', (w, x) => w.documents.create(x, { projectUuid: a.project.uuid, type: 'prd', title: 'X' }), 'Project not found'],
-    ['create document on their proposal', (w, x) => w.documents.create(x, { projectUuid: w.project.uuid, type: 'prd', title: 'X', proposalUuid: o.draft }), 'Proposal not found'],
-    ['update document', (w, x) => w.documents.update(x, { documentUuid: o.document, content: 'X' }), 'Document not found'],
-    ['delete document', (w, x) => w.documents.delete(x, { documentUuid: o.document }), 'Document not found'],
-    ['create report', (w, x) => w.documents.createReport(x, { proposalUuid: o.approved, title: 'R', content: 'x', force: true }), 'Proposal not found'],
+  const documentCalls = (o: typeof owned): Array<[string, (t: Tenant, actor: Actor) => Promise<unknown>, string]> => [
+    ['get document', (t, x) => t.documents.get(x, { documentUuid: o.document }), 'Document not found'],
+    ['list documents', (t, x) => t.documents.list(x, { projectUuid: a.projectUuid }), 'Project not found'],
+    ['create document in their project', (t, x) => t.documents.create(x, { projectUuid: a.projectUuid, type: 'prd', title: 'X' }), 'Project not found'],
+    ['create document on their proposal', (t, x) => t.documents.create(x, { projectUuid: t.projectUuid, type: 'prd', title: 'X', proposalUuid: o.draft }), 'Proposal not found'],
+    ['update document', (t, x) => t.documents.update(x, { documentUuid: o.document, content: 'X' }), 'Document not found'],
+    ['delete document', (t, x) => t.documents.delete(x, { documentUuid: o.document }), 'Document not found'],
+    ['create report', (t, x) => t.documents.createReport(x, { proposalUuid: o.approved, title: 'R', content: 'x', force: true }), 'Proposal not found'],
   ];
 
   it.each(['a user', 'an admin agent'])('every proposal and document operation by %s of another company is NOT_FOUND and changes nothing', async (kind) => {
     const actor = kind === 'a user' ? callers()[0] : callers()[1];
     const before = await snapshot();
-    b.h.takeEvents();
-    a.h.takeEvents();
+    other.h.takeEvents();
+    world.h.takeEvents();
     for (const [name, call, message] of [...proposalCalls(owned), ...documentCalls(owned)]) {
       const err = await refused(call(b, actor), 'NOT_FOUND', message).catch((e: unknown) => {
         throw new Error(`${name}: ${String(e)}`);
@@ -90,16 +123,16 @@ describe('proposals and documents: tenant isolation', () => {
       expect(err.code).toBe('NOT_FOUND');
     }
     expect(await snapshot()).toEqual(before);
-    expect(b.h.takeEvents()).toEqual([]);
-    expect(a.h.takeEvents()).toEqual([]);
+    expect(other.h.takeEvents()).toEqual([]);
+    expect(world.h.takeEvents()).toEqual([]);
   });
 
   it('the owner company still sees and changes its own records', async () => {
     await expect(a.proposals.get(a.user, { proposalUuid: owned.draft })).resolves.toMatchObject({ uuid: owned.draft });
     await expect(a.documents.get(a.user, { documentUuid: owned.document })).resolves.toMatchObject({ uuid: owned.document });
-    const list = await a.proposals.list(a.user, { projectUuid: a.project.uuid });
+    const list = await a.proposals.list(a.user, { projectUuid: a.projectUuid });
     expect(list.total).toBe(4);
-    const other = await b.proposals.list(b.user, { projectUuid: b.project.uuid });
+    const other = await b.proposals.list(b.user, { projectUuid: b.projectUuid });
     expect(other.total).toBe(0);
   });
 });

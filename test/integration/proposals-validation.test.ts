@@ -1,35 +1,46 @@
-import type { TestDatabase } from '../utils/test-database.js';
-import { World } from '../utils/world.js';
-import { readyProposal, refusedUnchanged, seedWorld, type ProposalWorld } from '../factories/proposal.factory.js';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import { ProposalService } from '../../src/modules/proposals/index.js';
+import { userActor, World } from '../utils/world.js';
+import { ProposalFactory, readyProposal, refusedUnchanged } from '../factories/proposal.factory.js';
 import { DocumentEntity, IdeaEntity, ProposalEntity } from '../../src/entities.js';
 
 /** docs/domain.md §5.2, rule by rule: what validate reports and whether submit refuses. */
 describe('proposal validation (docs/domain.md §5.2)', () => {
   let world: World;
-  let db: TestDatabase;
-  let w: ProposalWorld;
+  let f: ProposalFactory;
+  let proposals: ProposalService;
+  let companyUuid: string;
+  /** A user and its pm agent, which writes the proposals. */
+  let user: Actor;
+  let pm: Actor;
+  let projectUuid: string;
 
   beforeAll(async () => {
     world = await World.database();
-    db = world.db;
-    w = await seedWorld(world);
+    f = new ProposalFactory(world.ds);
+    proposals = world.get(ProposalService);
+    companyUuid = (await world.company()).uuid;
+    const u = await world.user(companyUuid);
+    user = userActor(u);
+    pm = (await world.agent(companyUuid, u.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
+    projectUuid = await world.project(user);
   });
   afterAll(() => world.close());
 
   /** A ready proposal whose stored row is then changed directly (to reach states the draft tools never write). */
   async function proposalWith(change: (p: ProposalEntity) => void = () => undefined) {
-    const ready = await readyProposal(w);
-    const row = (await w.f.proposalRow(ready.uuid))!;
+    const ready = await readyProposal(world, pm, projectUuid);
+    const row = (await f.proposalRow(ready.uuid))!;
     change(row);
-    await db.dataSource.manager.save(row);
+    await world.ds.manager.save(row);
     return { ...ready, row };
   }
 
-  const validate = (uuid: string) => w.proposals.validate(w.user, { proposalUuid: uuid });
+  const validate = (uuid: string) => proposals.validate(user, { proposalUuid: uuid });
   const ids = async (uuid: string) => (await validate(uuid)).issues.map((i) => i.id);
 
   async function expectSubmitRefused(uuid: string, id: string) {
-    const err = await refusedUnchanged(w, uuid, () => w.proposals.submit(w.pm, { proposalUuid: uuid }), 'PROPOSAL_INVALID', 'Proposal validation failed');
+    const err = await refusedUnchanged(world, uuid, () => proposals.submit(pm, { proposalUuid: uuid }), 'PROPOSAL_INVALID', 'Proposal validation failed');
     expect((err.extra.issues as Array<{ id: string }>).map((i) => i.id)).toContain(id);
     expect(err.extra.issues).toEqual((await validate(uuid)).issues);
   }
@@ -41,7 +52,7 @@ describe('proposal validation (docs/domain.md §5.2)', () => {
       valid: true,
       issues: [{ id: 'I1', level: 'info', message: 'Task draft "Task B" has no priority; medium will be used', field: 'taskDrafts[1]' }],
     });
-    await expect(w.proposals.submit(w.pm, { proposalUuid: p.uuid })).resolves.toMatchObject({ status: 'pending' });
+    await expect(proposals.submit(pm, { proposalUuid: p.uuid })).resolves.toMatchObject({ status: 'pending' });
     // validate is a read: it works in any status and changes nothing.
     expect((await validate(p.uuid)).valid).toBe(true);
   });
@@ -77,7 +88,7 @@ describe('proposal validation (docs/domain.md §5.2)', () => {
     await expectSubmitRefused(noInputs.uuid, 'E4');
 
     const deleted = await proposalWith();
-    await db.dataSource.manager.delete(IdeaEntity, { uuid: deleted.idea.uuid });
+    await world.ds.manager.delete(IdeaEntity, { uuid: deleted.idea.uuid });
     expect((await validate(deleted.uuid)).issues).toContainEqual({
       id: 'E4',
       level: 'error',
@@ -87,30 +98,30 @@ describe('proposal validation (docs/domain.md §5.2)', () => {
     await expectSubmitRefused(deleted.uuid, 'E4');
 
     const moved = await proposalWith();
-    const elsewhere = await w.f.project(w.companyUuid);
-    await db.dataSource.manager.update(IdeaEntity, { uuid: moved.idea.uuid }, { projectUuid: elsewhere.uuid });
+    const elsewhere = await world.project(user);
+    await world.ds.manager.update(IdeaEntity, { uuid: moved.idea.uuid }, { projectUuid: elsewhere });
     expect(await ids(moved.uuid)).toContain('E4');
 
-    const doc = await w.f.document(w.companyUuid, w.project.uuid, w.user);
+    const doc = await f.document(companyUuid, projectUuid, user);
     const fromDoc = await proposalWith((r) => {
       r.inputType = 'document';
       r.inputUuids = [doc.uuid];
     });
     expect((await validate(fromDoc.uuid)).valid).toBe(true);
-    await db.dataSource.manager.delete(DocumentEntity, { uuid: doc.uuid });
+    await world.ds.manager.delete(DocumentEntity, { uuid: doc.uuid });
     expect((await validate(fromDoc.uuid)).issues).toContainEqual(expect.objectContaining({ id: 'E4', message: `Input document ${doc.uuid} no longer exists in the project` }));
   });
 
   it('E5: input ideas are resolved and not themes', async () => {
     const unresolved = await proposalWith();
-    await db.dataSource.manager.update(IdeaEntity, { uuid: unresolved.idea.uuid }, { status: 'elaborating', elaborationStatus: 'validating' });
+    await world.ds.manager.update(IdeaEntity, { uuid: unresolved.idea.uuid }, { status: 'elaborating', elaborationStatus: 'validating' });
     expect((await validate(unresolved.uuid)).issues.filter((i) => i.level === 'error')).toEqual([
       { id: 'E5', level: 'error', message: `Input idea "${unresolved.idea.title}" is not resolved`, field: 'inputUuids[0]' },
     ]);
     await expectSubmitRefused(unresolved.uuid, 'E5');
 
     const theme = await proposalWith();
-    await db.dataSource.manager.update(IdeaEntity, { uuid: theme.idea.uuid }, { isContainer: true });
+    await world.ds.manager.update(IdeaEntity, { uuid: theme.idea.uuid }, { isContainer: true });
     expect((await validate(theme.uuid)).issues.filter((i) => i.level === 'error')).toEqual([
       { id: 'E5', level: 'error', message: `Input idea "${theme.idea.title}" is a theme; derive a child idea`, field: 'inputUuids[0]' },
     ]);
@@ -166,7 +177,7 @@ describe('proposal validation (docs/domain.md §5.2)', () => {
       { id: 'I1', level: 'info', message: 'Task draft "Task C" has no priority; medium will be used', field: 'taskDrafts[2]' },
       { id: 'I2', level: 'info', message: 'Task draft "Task B" has no story points', field: 'taskDrafts[1]' },
     ]);
-    await expect(w.proposals.submit(w.pm, { proposalUuid: p.uuid })).resolves.toMatchObject({ status: 'pending' });
+    await expect(proposals.submit(pm, { proposalUuid: p.uuid })).resolves.toMatchObject({ status: 'pending' });
   });
 
   it('W3 needs two or more task drafts', async () => {
