@@ -1,40 +1,67 @@
 import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../src/shared/auth/actor.js';
 import { LONG_CONTENT } from '../factories/proposal.factory.js';
-import { ev } from '../utils/change-events.js';
+import { ChangeEvents, ev } from '../utils/change-events.js';
 import type { HttpClient, HttpResult } from '../utils/http.js';
-import { createRestCast, expectError, expectInvalid, expectRefused, type RestCast, withEvents } from '../utils/rest-world.js';
+import { expectError, expectInvalid, expectRefused, type Observed, withEvents } from '../utils/rest-expect.js';
+import { userActor, World } from '../utils/world.js';
 
 /** Proposal routes of docs/platform.md §9 (and the proposal report) over a running app, events read from a real EventSource. */
 describe('REST proposals (e2e)', () => {
-  let w: RestCast;
+  let world: World;
   let n = 0;
   const CRITERIA = [{ description: 'works' }];
+  /**
+   * Company A: alice (logged in) with an agent of hers, carol, projects A and A2; company B: bob (logged in) and
+   * project B. As Actors, for seeding.
+   */
+  let aliceActor: Actor;
+  let aliceAgent: Actor;
+  let carolActor: Actor;
+  let bobActor: Actor;
+  let alice: HttpClient;
+  let bob: HttpClient;
+  let projectA: string;
+  let projectA2: string;
+  let projectB: string;
+  /** Alice's company stream and the app's database. */
+  let seen: Observed;
 
   beforeAll(async () => {
-    w = await createRestCast();
+    world = await World.start();
+    const [companyA, companyB] = [(await world.company()).uuid, (await world.company()).uuid];
+    const aliceUser = await world.user(companyA, { name: 'Alice' });
+    const bobUser = await world.user(companyB, { name: 'Bob' });
+    [aliceActor, carolActor, bobActor] = [userActor(aliceUser), userActor(await world.user(companyA, { name: 'Carol' })), userActor(bobUser)];
+    aliceAgent = (await world.agent(companyA, aliceUser.uuid, { name: 'Alice bot' })).actor;
+    [alice, bob] = [await world.login(aliceUser), await world.login(bobUser)];
+    [projectA, projectA2, projectB] = [await world.project(aliceActor), await world.project(aliceActor), await world.project(bobActor)];
+    seen = { changes: await ChangeEvents.open(world, alice.cookie!, companyA), companyUuid: companyA, ds: world.ds };
   });
-  afterAll(() => w.close());
+  afterAll(async () => {
+    seen.changes.close();
+    await world.close();
+  });
 
   const data = (res: HttpResult, status = 200) => {
     expect({ status: res.status, body: res.status === status ? 'ok' : res.body }).toEqual({ status, body: 'ok' });
     return res.body.data;
   };
-  const read = (uuid: string, section = 'full') => () => w.alice.get(`/api/proposals/${uuid}?section=${section}`);
-  const updated = (uuid: string, project = w.projectA) => ev('proposal', 'updated', uuid, project);
+  const read = (uuid: string, section = 'full') => () => alice.get(`/api/proposals/${uuid}?section=${section}`);
+  const updated = (uuid: string, project = projectA) => ev('proposal', 'updated', uuid, project);
 
-  /** A resolved idea of project A assigned to alice (or to `assignee`): a valid proposal input. */
-  const idea = (assignee: { type: 'user' | 'agent'; uuid: string } = { type: 'user', uuid: w.aliceUser.uuid }, project = w.projectA) =>
-    w.f.idea(w.companyA, project, assignee);
+  /** A resolved idea of project A, elaborated by alice (or by `assignee`) and so assigned to her: a valid proposal input. */
+  const idea = (assignee: Actor = aliceActor, project = projectA) => world.domain.idea(assignee, project, { state: 'elaborated' });
 
-  async function createProposal(body: Record<string, unknown> = {}, project = w.projectA) {
+  async function createProposal(body: Record<string, unknown> = {}, project = projectA) {
     const inputUuids = body.inputUuids ?? [(await idea(undefined, project)).uuid];
-    return data(await w.alice.post(`/api/projects/${project}/proposals`, { title: `Proposal ${++n}`, inputType: 'idea', inputUuids, ...body }), 201);
+    return data(await alice.post(`/api/projects/${project}/proposals`, { title: `Proposal ${++n}`, inputType: 'idea', inputUuids, ...body }), 201);
   }
 
   /** A draft that validates: two document drafts and three task drafts, B after A, C after A and B. */
   async function readyProposal() {
     const p = await createProposal({ description: 'Why' });
-    const post = (path: string, body: unknown) => w.alice.post(`/api/proposals/${p.uuid}/${path}`, body);
+    const post = (path: string, body: unknown) => alice.post(`/api/proposals/${p.uuid}/${path}`, body);
     data(await post('document-drafts', { type: 'tech_design', title: 'Design', content: LONG_CONTENT }), 201);
     data(await post('document-drafts', { type: 'prd', title: 'Requirements', content: LONG_CONTENT }), 201);
     const a = data(await post('task-drafts', { title: 'Task A', acceptanceCriteriaItems: CRITERIA, priority: 'high', storyPoints: 3 }), 201).draftUuid;
@@ -45,9 +72,9 @@ describe('REST proposals (e2e)', () => {
 
   async function proposalIn(status: 'draft' | 'pending' | 'approved' | 'closed') {
     const p = await readyProposal();
-    if (status !== 'draft') data(await w.alice.post(`/api/proposals/${p.uuid}/submit`));
-    if (status === 'approved') data(await w.alice.post(`/api/proposals/${p.uuid}/approve`, {}));
-    if (status === 'closed') data(await w.alice.post(`/api/proposals/${p.uuid}/close`, { reviewNote: 'Not now' }));
+    if (status !== 'draft') data(await alice.post(`/api/proposals/${p.uuid}/submit`));
+    if (status === 'approved') data(await alice.post(`/api/proposals/${p.uuid}/approve`, {}));
+    if (status === 'closed') data(await alice.post(`/api/proposals/${p.uuid}/close`, { reviewNote: 'Not now' }));
     return p;
   }
 
@@ -79,25 +106,25 @@ describe('REST proposals (e2e)', () => {
     it('answers 401 UNAUTHORIZED without a session cookie on every route, changing nothing', async () => {
       const p = await readyProposal();
       const i = await idea();
-      for (const route of [...proposalRoutes(p.uuid), ...projectRoutes(w.projectA, i.uuid)]) {
-        await expectRefused(w, () => call(w.anon, route), 401, 'UNAUTHORIZED', 'Authentication required', read(p.uuid));
+      for (const route of [...proposalRoutes(p.uuid), ...projectRoutes(projectA, i.uuid)]) {
+        await expectRefused(seen, () => call(world.http(), route), 401, 'UNAUTHORIZED', 'Authentication required', read(p.uuid));
       }
     });
 
     it('answers 404 for a missing, malformed or other-company uuid on every route, with no event', async () => {
-      const bobIdea = await w.f.idea(w.companyB, w.projectB, { type: 'user', uuid: w.bobUser.uuid });
-      const theirs = data(await w.bob.post(`/api/projects/${w.projectB}/proposals`, { title: 'Theirs', inputType: 'idea', inputUuids: [bobIdea.uuid] }), 201);
-      const before = (await w.bob.get(`/api/proposals/${theirs.uuid}?section=full`)).body;
+      const bobIdea = await world.domain.idea(bobActor, projectB, { state: 'elaborated' });
+      const theirs = data(await bob.post(`/api/projects/${projectB}/proposals`, { title: 'Theirs', inputType: 'idea', inputUuids: [bobIdea.uuid] }), 201);
+      const before = (await bob.get(`/api/proposals/${theirs.uuid}?section=full`)).body;
       const mine = await idea();
       for (const uuid of [randomUUID(), 'not-a-uuid', theirs.uuid]) {
-        for (const route of proposalRoutes(uuid)) await expectRefused(w, () => call(w.alice, route), 404, 'NOT_FOUND', 'Proposal not found');
+        for (const route of proposalRoutes(uuid)) await expectRefused(seen, () => call(alice, route), 404, 'NOT_FOUND', 'Proposal not found');
       }
-      for (const uuid of [randomUUID(), 'nope', w.projectB]) {
-        for (const route of projectRoutes(uuid, mine.uuid)) await expectRefused(w, () => call(w.alice, route), 404, 'NOT_FOUND', 'Project not found');
+      for (const uuid of [randomUUID(), 'nope', projectB]) {
+        for (const route of projectRoutes(uuid, mine.uuid)) await expectRefused(seen, () => call(alice, route), 404, 'NOT_FOUND', 'Project not found');
       }
-      expect((await w.bob.get(`/api/proposals/${theirs.uuid}?section=full`)).body).toEqual(before);
+      expect((await bob.get(`/api/proposals/${theirs.uuid}?section=full`)).body).toEqual(before);
       // An input of another company is as unknown as a missing one.
-      await expectRefused(w, () => w.alice.post(`/api/projects/${w.projectA}/proposals`, { title: 'P', inputType: 'idea', inputUuids: [bobIdea.uuid] }), 404, 'NOT_FOUND', 'Input idea not found');
+      await expectRefused(seen, () => alice.post(`/api/projects/${projectA}/proposals`, { title: 'P', inputType: 'idea', inputUuids: [bobIdea.uuid] }), 404, 'NOT_FOUND', 'Input idea not found');
     });
   });
 
@@ -105,10 +132,10 @@ describe('REST proposals (e2e)', () => {
     it('creates a draft (201, proposal created), with references; a second proposal over the same idea warns', async () => {
       const i = await idea();
       const body = { title: ' Plan ', description: 'Why', inputType: 'idea', inputUuids: [i.uuid], references: [{ type: 'docs', url: 'https://example.test/spec', title: 'Spec' }] };
-      const { res, events } = await withEvents(w, () => w.alice.post(`/api/projects/${w.projectA}/proposals`, body));
+      const { res, events } = await withEvents(seen, () => alice.post(`/api/projects/${projectA}/proposals`, body));
       const p = data(res, 201);
       expect(p).toMatchObject({
-        projectUuid: w.projectA,
+        projectUuid: projectA,
         title: 'Plan',
         description: 'Why',
         status: 'draft',
@@ -116,7 +143,7 @@ describe('REST proposals (e2e)', () => {
         inputUuids: [i.uuid],
         documentDraftCount: 0,
         taskDraftCount: 0,
-        createdBy: { type: 'user', uuid: w.aliceUser.uuid, name: 'Alice' },
+        createdBy: { type: 'user', uuid: aliceActor.uuid, name: 'Alice' },
         reviewedBy: null,
         submittedAt: null,
         section: 'basic',
@@ -125,39 +152,39 @@ describe('REST proposals (e2e)', () => {
         references: [expect.objectContaining({ type: 'docs', url: 'https://example.test/spec', title: 'Spec', notes: null })],
       });
       expect(p.warnings).toBeUndefined();
-      expect(events).toEqual([ev('proposal', 'created', p.uuid, w.projectA)]);
-      const second = data(await w.alice.post(`/api/projects/${w.projectA}/proposals`, { ...body, title: 'Again', references: undefined }), 201);
+      expect(events).toEqual([ev('proposal', 'created', p.uuid, projectA)]);
+      const second = data(await alice.post(`/api/projects/${projectA}/proposals`, { ...body, title: 'Again', references: undefined }), 201);
       expect(second.warnings).toEqual([`Idea "${i.title}" already feeds proposal "Plan" (draft)`]);
     });
 
     it('accepts ideas held by an agent the user owns, refuses ideas held by someone else (403)', async () => {
-      const viaAgent = await idea({ type: 'agent', uuid: w.aliceAgent.uuid });
-      data(await w.alice.post(`/api/projects/${w.projectA}/proposals`, { title: 'Mine', inputType: 'idea', inputUuids: [viaAgent.uuid] }), 201);
-      const carols = await idea({ type: 'user', uuid: w.carolUser.uuid });
-      await expectRefused(w, () => w.alice.post(`/api/projects/${w.projectA}/proposals`, { title: 'P', inputType: 'idea', inputUuids: [carols.uuid] }), 403, 'FORBIDDEN', 'Input ideas must be assigned to you');
+      const viaAgent = await idea(aliceAgent);
+      data(await alice.post(`/api/projects/${projectA}/proposals`, { title: 'Mine', inputType: 'idea', inputUuids: [viaAgent.uuid] }), 201);
+      const carols = await idea(carolActor);
+      await expectRefused(seen, () => alice.post(`/api/projects/${projectA}/proposals`, { title: 'P', inputType: 'idea', inputUuids: [carols.uuid] }), 403, 'FORBIDDEN', 'Input ideas must be assigned to you');
     });
 
     it('validates: 400 with details for shapes, the service messages for domain rules, 404 for inputs outside the project', async () => {
-      const post = (body: unknown) => () => w.alice.post(`/api/projects/${w.projectA}/proposals`, body);
-      expectInvalid(await expectRefused(w, post({ title: 5, inputType: 'memo', inputUuids: [] }), 400, 'VALIDATION_ERROR', 'Invalid input'), 'title', 'inputType', 'inputUuids');
+      const post = (body: unknown) => () => alice.post(`/api/projects/${projectA}/proposals`, body);
+      expectInvalid(await expectRefused(seen, post({ title: 5, inputType: 'memo', inputUuids: [] }), 400, 'VALIDATION_ERROR', 'Invalid input'), 'title', 'inputType', 'inputUuids');
       const i = await idea();
-      expectInvalid(await expectRefused(w, post({ title: 'P', inputType: 'idea', inputUuids: [i.uuid], references: [{ type: 'blog', url: 'x', title: 'T' }], extra: 1 }), 400, 'VALIDATION_ERROR'), 'references.0.type', 'extra');
-      await expectRefused(w, post({ title: '  ', inputType: 'idea', inputUuids: [i.uuid] }), 400, 'VALIDATION_ERROR', 'Title must not be blank');
-      await expectRefused(w, post({ title: 'P', inputType: 'idea', inputUuids: [i.uuid, i.uuid] }), 400, 'VALIDATION_ERROR', 'Input uuids must be distinct');
-      const theme = await w.f.idea(w.companyA, w.projectA, { type: 'user', uuid: w.aliceUser.uuid }, { isContainer: true });
-      await expectRefused(w, post({ title: 'P', inputType: 'idea', inputUuids: [theme.uuid] }), 400, 'VALIDATION_ERROR', 'Container ideas cannot be proposal inputs; derive a child idea');
-      const elsewhere = await idea(undefined, w.projectA2);
-      await expectRefused(w, post({ title: 'P', inputType: 'idea', inputUuids: [elsewhere.uuid] }), 404, 'NOT_FOUND', 'Input idea not found');
-      await expectRefused(w, post({ title: 'P', inputType: 'document', inputUuids: [randomUUID()] }), 404, 'NOT_FOUND', 'Input document not found');
+      expectInvalid(await expectRefused(seen, post({ title: 'P', inputType: 'idea', inputUuids: [i.uuid], references: [{ type: 'blog', url: 'x', title: 'T' }], extra: 1 }), 400, 'VALIDATION_ERROR'), 'references.0.type', 'extra');
+      await expectRefused(seen, post({ title: '  ', inputType: 'idea', inputUuids: [i.uuid] }), 400, 'VALIDATION_ERROR', 'Title must not be blank');
+      await expectRefused(seen, post({ title: 'P', inputType: 'idea', inputUuids: [i.uuid, i.uuid] }), 400, 'VALIDATION_ERROR', 'Input uuids must be distinct');
+      const theme = await world.domain.idea(aliceActor, projectA, { state: 'elaborated', isContainer: true });
+      await expectRefused(seen, post({ title: 'P', inputType: 'idea', inputUuids: [theme.uuid] }), 400, 'VALIDATION_ERROR', 'Container ideas cannot be proposal inputs; derive a child idea');
+      const elsewhere = await idea(undefined, projectA2);
+      await expectRefused(seen, post({ title: 'P', inputType: 'idea', inputUuids: [elsewhere.uuid] }), 404, 'NOT_FOUND', 'Input idea not found');
+      await expectRefused(seen, post({ title: 'P', inputType: 'document', inputUuids: [randomUUID()] }), 404, 'NOT_FOUND', 'Input document not found');
     });
   });
 
   describe('GET /api/projects/:uuid/proposals and /api/proposals/:uuid', () => {
     it('lists newest first with a status filter and paging', async () => {
-      const first = await createProposal({}, w.projectA2);
-      const second = await createProposal({}, w.projectA2);
-      data(await w.alice.post(`/api/proposals/${first.uuid}/document-drafts`, { type: 'prd', title: 'D', content: 'c' }), 201);
-      const list = (q: string) => w.alice.get(`/api/projects/${w.projectA2}/proposals${q}`);
+      const first = await createProposal({}, projectA2);
+      const second = await createProposal({}, projectA2);
+      data(await alice.post(`/api/proposals/${first.uuid}/document-drafts`, { type: 'prd', title: 'D', content: 'c' }), 201);
+      const list = (q: string) => alice.get(`/api/projects/${projectA2}/proposals${q}`);
       const all = data(await list(''));
       expect(all).toEqual({ proposals: [expect.objectContaining({ uuid: second.uuid }), expect.objectContaining({ uuid: first.uuid, documentDraftCount: 1 })], page: 1, pageSize: 20, total: 2 });
       expect(Object.keys(all.proposals[0]).sort()).toEqual(
@@ -172,50 +199,50 @@ describe('REST proposals (e2e)', () => {
 
     it('returns the chosen section: basic indexes by default, full drafts on request', async () => {
       const p = await readyProposal();
-      const basic = data(await w.alice.get(`/api/proposals/${p.uuid}`));
+      const basic = data(await alice.get(`/api/proposals/${p.uuid}`));
       expect(basic).toMatchObject({ section: 'basic', documentDraftCount: 2, taskDraftCount: 3 });
       expect(basic.documentDraftIndex).toEqual([expect.objectContaining({ type: 'tech_design', title: 'Design', contentLength: LONG_CONTENT.length }), expect.objectContaining({ title: 'Requirements' })]);
       expect(basic.taskDraftIndex.map((t: { title: string }) => t.title)).toEqual(['Task A', 'Task B', 'Task C']);
       expect(basic.documentDrafts).toBeUndefined();
-      const full = data(await w.alice.get(`/api/proposals/${p.uuid}?section=full`));
+      const full = data(await alice.get(`/api/proposals/${p.uuid}?section=full`));
       expect(full.documentDrafts[0]).toEqual({ uuid: expect.any(String), type: 'tech_design', title: 'Design', content: LONG_CONTENT });
       expect(full.taskDrafts[2].dependsOnDraftUuids).toEqual([full.taskDrafts[0].uuid, full.taskDrafts[1].uuid]);
       expect(full.documentDraftIndex).toBeUndefined();
-      expect(Object.keys(data(await w.alice.get(`/api/proposals/${p.uuid}?section=tasks`)))).toContain('taskDrafts');
-      expectInvalid(await w.alice.get(`/api/proposals/${p.uuid}?section=bogus`), 'section');
+      expect(Object.keys(data(await alice.get(`/api/proposals/${p.uuid}?section=tasks`)))).toContain('taskDrafts');
+      expectInvalid(await alice.get(`/api/proposals/${p.uuid}?section=bogus`), 'section');
     });
   });
 
   describe('PATCH and DELETE /api/proposals/:uuid', () => {
     it('edits a draft (proposal updated); an unchanged edit emits nothing; only drafts are editable', async () => {
       const p = await createProposal();
-      const { res, events } = await withEvents(w, () => w.alice.patch(`/api/proposals/${p.uuid}`, { title: 'Better', description: 'Because' }));
+      const { res, events } = await withEvents(seen, () => alice.patch(`/api/proposals/${p.uuid}`, { title: 'Better', description: 'Because' }));
       expect(data(res)).toMatchObject({ title: 'Better', description: 'Because', status: 'draft' });
       expect(events).toEqual([updated(p.uuid)]);
-      expect((await withEvents(w, () => w.alice.patch(`/api/proposals/${p.uuid}`, { title: 'Better' }))).events).toEqual([]);
-      const patch = (body: unknown, uuid = p.uuid) => () => w.alice.patch(`/api/proposals/${uuid}`, body);
-      expectInvalid(await expectRefused(w, patch({ title: 5, status: 'approved' }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'title', 'status');
-      await expectRefused(w, patch({}), 400, 'VALIDATION_ERROR', 'Nothing to update', read(p.uuid));
-      await expectRefused(w, patch({ title: ' ' }), 400, 'VALIDATION_ERROR', 'Title must not be blank', read(p.uuid));
+      expect((await withEvents(seen, () => alice.patch(`/api/proposals/${p.uuid}`, { title: 'Better' }))).events).toEqual([]);
+      const patch = (body: unknown, uuid = p.uuid) => () => alice.patch(`/api/proposals/${uuid}`, body);
+      expectInvalid(await expectRefused(seen, patch({ title: 5, status: 'approved' }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'title', 'status');
+      await expectRefused(seen, patch({}), 400, 'VALIDATION_ERROR', 'Nothing to update', read(p.uuid));
+      await expectRefused(seen, patch({ title: ' ' }), 400, 'VALIDATION_ERROR', 'Title must not be blank', read(p.uuid));
       const pending = await proposalIn('pending');
-      await expectRefused(w, patch({ title: 'Late' }, pending.uuid), 409, 'INVALID_STATE', 'Proposal is pending; edit requires draft', read(pending.uuid));
+      await expectRefused(seen, patch({ title: 'Late' }, pending.uuid), 409, 'INVALID_STATE', 'Proposal is pending; edit requires draft', read(pending.uuid));
     });
 
     it('deletes a draft or closed proposal ({uuid, deleted: true}); linked documents are unlinked and updated', async () => {
       const p = await createProposal();
-      const doc = data(await w.alice.post(`/api/projects/${w.projectA}/documents`, { type: 'prd', title: 'Linked', proposalUuid: p.uuid }), 201);
-      const { res, events } = await withEvents(w, () => w.alice.delete(`/api/proposals/${p.uuid}`));
+      const doc = data(await alice.post(`/api/projects/${projectA}/documents`, { type: 'prd', title: 'Linked', proposalUuid: p.uuid }), 201);
+      const { res, events } = await withEvents(seen, () => alice.delete(`/api/proposals/${p.uuid}`));
       expect(data(res)).toEqual({ uuid: p.uuid, deleted: true });
-      expect(events).toEqual([ev('proposal', 'deleted', p.uuid, w.projectA), ev('document', 'updated', doc.uuid, w.projectA)]);
-      expectError(await w.alice.get(`/api/proposals/${p.uuid}`), 404, 'NOT_FOUND', 'Proposal not found');
-      expect(data(await w.alice.get(`/api/documents/${doc.uuid}`)).proposalUuid).toBeNull();
+      expect(events).toEqual([ev('proposal', 'deleted', p.uuid, projectA), ev('document', 'updated', doc.uuid, projectA)]);
+      expectError(await alice.get(`/api/proposals/${p.uuid}`), 404, 'NOT_FOUND', 'Proposal not found');
+      expect(data(await alice.get(`/api/documents/${doc.uuid}`)).proposalUuid).toBeNull();
       const closed = await proposalIn('closed');
-      const gone = await withEvents(w, () => w.alice.delete(`/api/proposals/${closed.uuid}`));
+      const gone = await withEvents(seen, () => alice.delete(`/api/proposals/${closed.uuid}`));
       expect(data(gone.res)).toEqual({ uuid: closed.uuid, deleted: true });
-      expect(gone.events).toEqual([ev('proposal', 'deleted', closed.uuid, w.projectA)]);
+      expect(gone.events).toEqual([ev('proposal', 'deleted', closed.uuid, projectA)]);
       for (const status of ['pending', 'approved'] as const) {
         const q = await proposalIn(status);
-        await expectRefused(w, () => w.alice.delete(`/api/proposals/${q.uuid}`), 409, 'INVALID_STATE', `Proposal is ${status}; delete requires draft or closed`, read(q.uuid));
+        await expectRefused(seen, () => alice.delete(`/api/proposals/${q.uuid}`), 409, 'INVALID_STATE', `Proposal is ${status}; delete requires draft or closed`, read(q.uuid));
       }
     });
   });
@@ -223,155 +250,155 @@ describe('REST proposals (e2e)', () => {
   describe('drafts', () => {
     it('adds (201 + draftUuid), updates and removes document drafts, each emitting proposal updated', async () => {
       const p = await createProposal();
-      const added = await withEvents(w, () => w.alice.post(`/api/proposals/${p.uuid}/document-drafts`, { type: 'prd', title: 'Req', content: 'Short' }));
+      const added = await withEvents(seen, () => alice.post(`/api/proposals/${p.uuid}/document-drafts`, { type: 'prd', title: 'Req', content: 'Short' }));
       const { draftUuid, documentDraftIndex } = data(added.res, 201);
       expect(documentDraftIndex).toEqual([{ uuid: draftUuid, type: 'prd', title: 'Req', contentLength: 5 }]);
       expect(added.events).toEqual([updated(p.uuid)]);
-      const changed = await withEvents(w, () => w.alice.patch(`/api/proposals/${p.uuid}/document-drafts/${draftUuid}`, { type: 'spec', content: LONG_CONTENT }));
+      const changed = await withEvents(seen, () => alice.patch(`/api/proposals/${p.uuid}/document-drafts/${draftUuid}`, { type: 'spec', content: LONG_CONTENT }));
       expect(data(changed.res).documentDraftIndex).toEqual([{ uuid: draftUuid, type: 'spec', title: 'Req', contentLength: LONG_CONTENT.length }]);
       expect(changed.events).toEqual([updated(p.uuid)]);
-      const removed = await withEvents(w, () => w.alice.delete(`/api/proposals/${p.uuid}/document-drafts/${draftUuid}`));
+      const removed = await withEvents(seen, () => alice.delete(`/api/proposals/${p.uuid}/document-drafts/${draftUuid}`));
       expect(data(removed.res)).toMatchObject({ documentDraftCount: 0, documentDraftIndex: [] });
       expect(removed.events).toEqual([updated(p.uuid)]);
-      const absent = await withEvents(w, () => w.alice.delete(`/api/proposals/${p.uuid}/document-drafts/${draftUuid}`));
+      const absent = await withEvents(seen, () => alice.delete(`/api/proposals/${p.uuid}/document-drafts/${draftUuid}`));
       expect(data(absent.res).documentDraftCount).toBe(0);
       expect(absent.events).toEqual([]);
     });
 
     it('refuses document draft edits with bad bodies (400), unknown drafts (404) or outside draft status (409)', async () => {
       const p = await createProposal();
-      const draft = data(await w.alice.post(`/api/proposals/${p.uuid}/document-drafts`, { type: 'prd', title: 'Req', content: 'x' }), 201).draftUuid;
+      const draft = data(await alice.post(`/api/proposals/${p.uuid}/document-drafts`, { type: 'prd', title: 'Req', content: 'x' }), 201).draftUuid;
       const url = `/api/proposals/${p.uuid}/document-drafts`;
-      expectInvalid(await expectRefused(w, () => w.alice.post(url, { type: 'memo', title: 'T' }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'type', 'content');
-      expectInvalid(await expectRefused(w, () => w.alice.patch(`${url}/${draft}`, { title: 7 }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'title');
-      await expectRefused(w, () => w.alice.patch(`${url}/${draft}`, {}), 400, 'VALIDATION_ERROR', 'Nothing to update', read(p.uuid));
-      await expectRefused(w, () => w.alice.patch(`${url}/${randomUUID()}`, { title: 'X' }), 404, 'NOT_FOUND', 'Document draft not found', read(p.uuid));
-      await expectRefused(w, () => w.alice.patch(`${url}/not-a-uuid`, { title: 'X' }), 404, 'NOT_FOUND', 'Document draft not found', read(p.uuid));
+      expectInvalid(await expectRefused(seen, () => alice.post(url, { type: 'memo', title: 'T' }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'type', 'content');
+      expectInvalid(await expectRefused(seen, () => alice.patch(`${url}/${draft}`, { title: 7 }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'title');
+      await expectRefused(seen, () => alice.patch(`${url}/${draft}`, {}), 400, 'VALIDATION_ERROR', 'Nothing to update', read(p.uuid));
+      await expectRefused(seen, () => alice.patch(`${url}/${randomUUID()}`, { title: 'X' }), 404, 'NOT_FOUND', 'Document draft not found', read(p.uuid));
+      await expectRefused(seen, () => alice.patch(`${url}/not-a-uuid`, { title: 'X' }), 404, 'NOT_FOUND', 'Document draft not found', read(p.uuid));
       const pending = await proposalIn('pending');
-      const full = data(await w.alice.get(`/api/proposals/${pending.uuid}?section=documents`));
+      const full = data(await alice.get(`/api/proposals/${pending.uuid}?section=documents`));
       const pendingUrl = `/api/proposals/${pending.uuid}/document-drafts`;
-      await expectRefused(w, () => w.alice.post(pendingUrl, { type: 'prd', title: 'T', content: 'c' }), 409, 'INVALID_STATE', 'Proposal is pending; add a document draft requires draft', read(pending.uuid));
-      await expectRefused(w, () => w.alice.patch(`${pendingUrl}/${full.documentDrafts[0].uuid}`, { title: 'T' }), 409, 'INVALID_STATE', 'Proposal is pending; update a document draft requires draft', read(pending.uuid));
-      await expectRefused(w, () => w.alice.delete(`${pendingUrl}/${full.documentDrafts[0].uuid}`), 409, 'INVALID_STATE', 'Proposal is pending; remove a document draft requires draft', read(pending.uuid));
+      await expectRefused(seen, () => alice.post(pendingUrl, { type: 'prd', title: 'T', content: 'c' }), 409, 'INVALID_STATE', 'Proposal is pending; add a document draft requires draft', read(pending.uuid));
+      await expectRefused(seen, () => alice.patch(`${pendingUrl}/${full.documentDrafts[0].uuid}`, { title: 'T' }), 409, 'INVALID_STATE', 'Proposal is pending; update a document draft requires draft', read(pending.uuid));
+      await expectRefused(seen, () => alice.delete(`${pendingUrl}/${full.documentDrafts[0].uuid}`), 409, 'INVALID_STATE', 'Proposal is pending; remove a document draft requires draft', read(pending.uuid));
     });
 
     it('adds, updates and removes task drafts; a removed draft leaves its siblings’ dependencies', async () => {
       const p = await createProposal();
       const url = `/api/proposals/${p.uuid}/task-drafts`;
-      const added = await withEvents(w, () => w.alice.post(url, { title: 'A', description: 'First', priority: 'low', storyPoints: 2, acceptanceCriteriaItems: [{ description: ' a1 ' }, { description: 'a2', required: false }] }));
+      const added = await withEvents(seen, () => alice.post(url, { title: 'A', description: 'First', priority: 'low', storyPoints: 2, acceptanceCriteriaItems: [{ description: ' a1 ' }, { description: 'a2', required: false }] }));
       const a = data(added.res, 201).draftUuid;
       expect(added.events).toEqual([updated(p.uuid)]);
-      const b = data(await w.alice.post(url, { title: 'B', acceptanceCriteriaItems: CRITERIA, dependsOnDraftUuids: [a] }), 201).draftUuid;
-      const changed = await withEvents(w, () => w.alice.patch(`${url}/${a}`, { title: 'A2', storyPoints: null, priority: null }));
+      const b = data(await alice.post(url, { title: 'B', acceptanceCriteriaItems: CRITERIA, dependsOnDraftUuids: [a] }), 201).draftUuid;
+      const changed = await withEvents(seen, () => alice.patch(`${url}/${a}`, { title: 'A2', storyPoints: null, priority: null }));
       expect(data(changed.res).taskDraftIndex[0]).toEqual({ uuid: a, title: 'A2', priority: null, storyPoints: null, acceptanceCriteriaCount: 2, dependsOnDraftUuids: [] });
       expect(changed.events).toEqual([updated(p.uuid)]);
-      const removed = await withEvents(w, () => w.alice.delete(`${url}/${a}`));
+      const removed = await withEvents(seen, () => alice.delete(`${url}/${a}`));
       expect(data(removed.res).taskDraftIndex).toEqual([expect.objectContaining({ uuid: b, dependsOnDraftUuids: [] })]);
       expect(removed.events).toEqual([updated(p.uuid)]);
-      expect((await withEvents(w, () => w.alice.delete(`${url}/${a}`))).events).toEqual([]);
+      expect((await withEvents(seen, () => alice.delete(`${url}/${a}`))).events).toEqual([]);
     });
 
     it('refuses task draft edits breaking the rules (400), unknown drafts (404) or outside draft status (409)', async () => {
       const p = await createProposal();
       const url = `/api/proposals/${p.uuid}/task-drafts`;
-      const a = data(await w.alice.post(url, { title: 'A', acceptanceCriteriaItems: CRITERIA }), 201).draftUuid;
-      const b = data(await w.alice.post(url, { title: 'B', acceptanceCriteriaItems: CRITERIA, dependsOnDraftUuids: [a] }), 201).draftUuid;
-      expectInvalid(await expectRefused(w, () => w.alice.post(url, { title: 'T', storyPoints: -1 }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'storyPoints', 'acceptanceCriteriaItems');
-      expectInvalid(await expectRefused(w, () => w.alice.patch(`${url}/${a}`, { dependsOnDraftUuids: ['x'] }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'dependsOnDraftUuids');
-      await expectRefused(w, () => w.alice.post(url, { title: 'T', acceptanceCriteriaItems: [{ description: ' ' }] }), 400, 'VALIDATION_ERROR', 'At least one acceptance criterion with a non-empty description is required', read(p.uuid));
+      const a = data(await alice.post(url, { title: 'A', acceptanceCriteriaItems: CRITERIA }), 201).draftUuid;
+      const b = data(await alice.post(url, { title: 'B', acceptanceCriteriaItems: CRITERIA, dependsOnDraftUuids: [a] }), 201).draftUuid;
+      expectInvalid(await expectRefused(seen, () => alice.post(url, { title: 'T', storyPoints: -1 }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'storyPoints', 'acceptanceCriteriaItems');
+      expectInvalid(await expectRefused(seen, () => alice.patch(`${url}/${a}`, { dependsOnDraftUuids: ['x'] }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'dependsOnDraftUuids');
+      await expectRefused(seen, () => alice.post(url, { title: 'T', acceptanceCriteriaItems: [{ description: ' ' }] }), 400, 'VALIDATION_ERROR', 'At least one acceptance criterion with a non-empty description is required', read(p.uuid));
       const ghost = randomUUID();
-      await expectRefused(w, () => w.alice.post(url, { title: 'T', acceptanceCriteriaItems: CRITERIA, dependsOnDraftUuids: [ghost] }), 400, 'VALIDATION_ERROR', `Unknown task draft ${ghost}`, read(p.uuid));
-      await expectRefused(w, () => w.alice.patch(`${url}/${a}`, { dependsOnDraftUuids: [a] }), 400, 'VALIDATION_ERROR', 'A task draft cannot depend on itself', read(p.uuid));
-      await expectRefused(w, () => w.alice.patch(`${url}/${a}`, { dependsOnDraftUuids: [b] }), 400, 'VALIDATION_ERROR', 'Draft dependencies would create a cycle', read(p.uuid));
-      await expectRefused(w, () => w.alice.patch(`${url}/${randomUUID()}`, { title: 'X' }), 404, 'NOT_FOUND', 'Task draft not found', read(p.uuid));
+      await expectRefused(seen, () => alice.post(url, { title: 'T', acceptanceCriteriaItems: CRITERIA, dependsOnDraftUuids: [ghost] }), 400, 'VALIDATION_ERROR', `Unknown task draft ${ghost}`, read(p.uuid));
+      await expectRefused(seen, () => alice.patch(`${url}/${a}`, { dependsOnDraftUuids: [a] }), 400, 'VALIDATION_ERROR', 'A task draft cannot depend on itself', read(p.uuid));
+      await expectRefused(seen, () => alice.patch(`${url}/${a}`, { dependsOnDraftUuids: [b] }), 400, 'VALIDATION_ERROR', 'Draft dependencies would create a cycle', read(p.uuid));
+      await expectRefused(seen, () => alice.patch(`${url}/${randomUUID()}`, { title: 'X' }), 404, 'NOT_FOUND', 'Task draft not found', read(p.uuid));
       const approved = await proposalIn('approved');
-      const drafts = data(await w.alice.get(`/api/proposals/${approved.uuid}?section=tasks`)).taskDrafts;
+      const drafts = data(await alice.get(`/api/proposals/${approved.uuid}?section=tasks`)).taskDrafts;
       const approvedUrl = `/api/proposals/${approved.uuid}/task-drafts`;
-      await expectRefused(w, () => w.alice.post(approvedUrl, { title: 'T', acceptanceCriteriaItems: CRITERIA }), 409, 'INVALID_STATE', 'Proposal is approved; add a task draft requires draft', read(approved.uuid));
-      await expectRefused(w, () => w.alice.patch(`${approvedUrl}/${drafts[0].uuid}`, { title: 'T' }), 409, 'INVALID_STATE', 'Proposal is approved; update a task draft requires draft', read(approved.uuid));
-      await expectRefused(w, () => w.alice.delete(`${approvedUrl}/${drafts[0].uuid}`), 409, 'INVALID_STATE', 'Proposal is approved; remove a task draft requires draft', read(approved.uuid));
+      await expectRefused(seen, () => alice.post(approvedUrl, { title: 'T', acceptanceCriteriaItems: CRITERIA }), 409, 'INVALID_STATE', 'Proposal is approved; add a task draft requires draft', read(approved.uuid));
+      await expectRefused(seen, () => alice.patch(`${approvedUrl}/${drafts[0].uuid}`, { title: 'T' }), 409, 'INVALID_STATE', 'Proposal is approved; update a task draft requires draft', read(approved.uuid));
+      await expectRefused(seen, () => alice.delete(`${approvedUrl}/${drafts[0].uuid}`), 409, 'INVALID_STATE', 'Proposal is approved; remove a task draft requires draft', read(approved.uuid));
     });
   });
 
   describe('validation and submission', () => {
     it('validates without changing anything, and submits only a valid draft (409 PROPOSAL_INVALID otherwise)', async () => {
       const empty = await createProposal();
-      const report = data(await w.alice.get(`/api/proposals/${empty.uuid}/validation`));
+      const report = data(await alice.get(`/api/proposals/${empty.uuid}/validation`));
       expect(report.valid).toBe(false);
       expect(report.issues.filter((i: { level: string }) => i.level === 'error').map((i: { id: string }) => i.id)).toEqual(['E1', 'E3']);
-      const refused = await expectRefused(w, () => w.alice.post(`/api/proposals/${empty.uuid}/submit`), 409, 'PROPOSAL_INVALID', 'Proposal validation failed', read(empty.uuid));
+      const refused = await expectRefused(seen, () => alice.post(`/api/proposals/${empty.uuid}/submit`), 409, 'PROPOSAL_INVALID', 'Proposal validation failed', read(empty.uuid));
       expect(refused.body.error.issues).toEqual(report.issues);
       const p = await readyProposal();
-      expect(data(await w.alice.get(`/api/proposals/${p.uuid}/validation`))).toEqual({ valid: true, issues: expect.any(Array) });
-      const { res, events } = await withEvents(w, () => w.alice.post(`/api/proposals/${p.uuid}/submit`));
+      expect(data(await alice.get(`/api/proposals/${p.uuid}/validation`))).toEqual({ valid: true, issues: expect.any(Array) });
+      const { res, events } = await withEvents(seen, () => alice.post(`/api/proposals/${p.uuid}/submit`));
       expect(data(res)).toMatchObject({ status: 'pending', submittedAt: expect.any(String) });
       expect(events).toEqual([updated(p.uuid)]);
-      await expectRefused(w, () => w.alice.post(`/api/proposals/${p.uuid}/submit`), 409, 'INVALID_STATE', 'Proposal is pending; submit requires draft', read(p.uuid));
+      await expectRefused(seen, () => alice.post(`/api/proposals/${p.uuid}/submit`), 409, 'INVALID_STATE', 'Proposal is pending; submit requires draft', read(p.uuid));
     });
   });
 
   describe('review: approve, reject, close, revoke', () => {
     it('approves: every draft materialised, exactly proposal updated + one task created per task draft', async () => {
       const p = await proposalIn('pending');
-      expectInvalid(await expectRefused(w, () => w.alice.post(`/api/proposals/${p.uuid}/approve`, { reviewNote: 5 }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'reviewNote');
-      const { res, events } = await withEvents(w, () => w.alice.post(`/api/proposals/${p.uuid}/approve`, { reviewNote: 'Go' }));
+      expectInvalid(await expectRefused(seen, () => alice.post(`/api/proposals/${p.uuid}/approve`, { reviewNote: 5 }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'reviewNote');
+      const { res, events } = await withEvents(seen, () => alice.post(`/api/proposals/${p.uuid}/approve`, { reviewNote: 'Go' }));
       const result = data(res);
-      expect(result.proposal).toMatchObject({ status: 'approved', reviewNote: 'Go', reviewedBy: { type: 'user', uuid: w.aliceUser.uuid, name: 'Alice' } });
+      expect(result.proposal).toMatchObject({ status: 'approved', reviewNote: 'Go', reviewedBy: { type: 'user', uuid: aliceActor.uuid, name: 'Alice' } });
       expect(result.materializedTasks.map((t: { title: string }) => t.title)).toEqual(['Task A', 'Task B', 'Task C']);
       expect(result.materializedDocuments.map((d: { title: string }) => d.title)).toEqual(['Design', 'Requirements']);
       expect(events).toHaveLength(1 + 3);
-      expect(events).toEqual([updated(p.uuid), ...result.materializedTasks.map((t: { taskUuid: string }) => ev('task', 'created', t.taskUuid, w.projectA))]);
-      const tasks = data(await w.alice.get(`/api/projects/${w.projectA}/tasks?proposalUuids=${p.uuid}`));
+      expect(events).toEqual([updated(p.uuid), ...result.materializedTasks.map((t: { taskUuid: string }) => ev('task', 'created', t.taskUuid, projectA))]);
+      const tasks = data(await alice.get(`/api/projects/${projectA}/tasks?proposalUuids=${p.uuid}`));
       expect(tasks.total).toBe(3);
-      const c = data(await w.alice.get(`/api/tasks/${result.materializedTasks[2].taskUuid}`));
+      const c = data(await alice.get(`/api/tasks/${result.materializedTasks[2].taskUuid}`));
       expect(c.dependsOn.map((d: { title: string }) => d.title).sort()).toEqual(['Task A', 'Task B']);
-      const docs = data(await w.alice.get(`/api/projects/${w.projectA}/documents`)).documents.filter((d: { proposalUuid: string }) => d.proposalUuid === p.uuid);
+      const docs = data(await alice.get(`/api/projects/${projectA}/documents`)).documents.filter((d: { proposalUuid: string }) => d.proposalUuid === p.uuid);
       expect(docs).toHaveLength(2);
-      await expectRefused(w, () => w.alice.post(`/api/proposals/${p.uuid}/approve`, {}), 409, 'INVALID_STATE', 'Proposal is approved; approve requires pending', read(p.uuid));
+      await expectRefused(seen, () => alice.post(`/api/proposals/${p.uuid}/approve`, {}), 409, 'INVALID_STATE', 'Proposal is approved; approve requires pending', read(p.uuid));
     });
 
     it('rejects a pending proposal back to draft with a required note', async () => {
       const p = await proposalIn('pending');
-      const reject = (body: unknown, uuid = p.uuid) => () => w.alice.post(`/api/proposals/${uuid}/reject`, body);
-      expectInvalid(await expectRefused(w, reject({}), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'reviewNote');
-      expectInvalid(await expectRefused(w, reject({ reviewNote: '  ' }), 400, 'VALIDATION_ERROR', 'A review note is required', read(p.uuid)), 'reviewNote');
-      const { res, events } = await withEvents(w, reject({ reviewNote: 'Split task B' }));
+      const reject = (body: unknown, uuid = p.uuid) => () => alice.post(`/api/proposals/${uuid}/reject`, body);
+      expectInvalid(await expectRefused(seen, reject({}), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'reviewNote');
+      expectInvalid(await expectRefused(seen, reject({ reviewNote: '  ' }), 400, 'VALIDATION_ERROR', 'A review note is required', read(p.uuid)), 'reviewNote');
+      const { res, events } = await withEvents(seen, reject({ reviewNote: 'Split task B' }));
       expect(data(res)).toMatchObject({ status: 'draft', reviewNote: 'Split task B' });
       expect(events).toEqual([updated(p.uuid)]);
-      await expectRefused(w, reject({ reviewNote: 'Again' }), 409, 'INVALID_STATE', 'Proposal is draft; reject requires pending', read(p.uuid));
+      await expectRefused(seen, reject({ reviewNote: 'Again' }), 409, 'INVALID_STATE', 'Proposal is draft; reject requires pending', read(p.uuid));
     });
 
     it('closes a pending proposal for good', async () => {
       const p = await proposalIn('pending');
-      expectInvalid(await expectRefused(w, () => w.alice.post(`/api/proposals/${p.uuid}/close`, { reviewNote: 3 }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'reviewNote');
-      const { res, events } = await withEvents(w, () => w.alice.post(`/api/proposals/${p.uuid}/close`, { reviewNote: 'Out of scope' }));
+      expectInvalid(await expectRefused(seen, () => alice.post(`/api/proposals/${p.uuid}/close`, { reviewNote: 3 }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'reviewNote');
+      const { res, events } = await withEvents(seen, () => alice.post(`/api/proposals/${p.uuid}/close`, { reviewNote: 'Out of scope' }));
       expect(data(res)).toMatchObject({ status: 'closed', reviewNote: 'Out of scope' });
       expect(events).toEqual([updated(p.uuid)]);
-      await expectRefused(w, () => w.alice.post(`/api/proposals/${p.uuid}/close`, { reviewNote: 'Again' }), 409, 'INVALID_STATE', 'Proposal is closed; close requires pending', read(p.uuid));
+      await expectRefused(seen, () => alice.post(`/api/proposals/${p.uuid}/close`, { reviewNote: 'Again' }), 409, 'INVALID_STATE', 'Proposal is closed; close requires pending', read(p.uuid));
     });
 
     it('revokes an approval: tasks closed, outside dependants unlinked, documents deleted, each with its event', async () => {
       const p = await proposalIn('pending');
-      const approved = data(await w.alice.post(`/api/proposals/${p.uuid}/approve`, {}));
+      const approved = data(await alice.post(`/api/proposals/${p.uuid}/approve`, {}));
       const [a, b, c] = approved.materializedTasks.map((t: { taskUuid: string }) => t.taskUuid);
       const docs = approved.materializedDocuments.map((d: { documentUuid: string }) => d.documentUuid);
-      data(await w.alice.post(`/api/tasks/${a}/claim`));
-      const outside = data(await w.alice.post(`/api/projects/${w.projectA}/tasks`, { tasks: [{ title: 'Outside', acceptanceCriteriaItems: CRITERIA, dependsOnTaskUuids: [c] }] }), 201).tasks[0];
-      expectInvalid(await expectRefused(w, () => w.alice.post(`/api/proposals/${p.uuid}/revoke`, { reviewNote: [] }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'reviewNote');
-      const { res, events } = await withEvents(w, () => w.alice.post(`/api/proposals/${p.uuid}/revoke`, { reviewNote: 'Wrong approach' }));
+      data(await alice.post(`/api/tasks/${a}/claim`));
+      const outside = data(await alice.post(`/api/projects/${projectA}/tasks`, { tasks: [{ title: 'Outside', acceptanceCriteriaItems: CRITERIA, dependsOnTaskUuids: [c] }] }), 201).tasks[0];
+      expectInvalid(await expectRefused(seen, () => alice.post(`/api/proposals/${p.uuid}/revoke`, { reviewNote: [] }), 400, 'VALIDATION_ERROR', 'Invalid input', read(p.uuid)), 'reviewNote');
+      const { res, events } = await withEvents(seen, () => alice.post(`/api/proposals/${p.uuid}/revoke`, { reviewNote: 'Wrong approach' }));
       const result = data(res);
       expect(result.proposal).toMatchObject({ status: 'draft', reviewNote: 'Wrong approach' });
       expect(result.closedTasks.map((t: { uuid: string }) => t.uuid)).toEqual([a, b, c]);
       expect(result.deletedDocuments.map((d: { uuid: string }) => d.uuid)).toEqual(docs);
       expect(events).toEqual([
         updated(p.uuid),
-        ...[a, b, c, outside.uuid].map((t) => ev('task', 'updated', t, w.projectA)),
-        ...docs.map((d: string) => ev('document', 'deleted', d, w.projectA)),
+        ...[a, b, c, outside.uuid].map((t) => ev('task', 'updated', t, projectA)),
+        ...docs.map((d: string) => ev('document', 'deleted', d, projectA)),
       ]);
-      expect(data(await w.alice.get(`/api/tasks/${a}`)).status).toBe('closed');
-      expect(data(await w.alice.get(`/api/tasks/${outside.uuid}`)).dependsOn).toEqual([]);
-      expectError(await w.alice.get(`/api/documents/${docs[0]}`), 404, 'NOT_FOUND', 'Document not found');
-      await expectRefused(w, () => w.alice.post(`/api/proposals/${p.uuid}/revoke`, {}), 409, 'INVALID_STATE', 'Proposal is draft; revoke requires approved', read(p.uuid));
+      expect(data(await alice.get(`/api/tasks/${a}`)).status).toBe('closed');
+      expect(data(await alice.get(`/api/tasks/${outside.uuid}`)).dependsOn).toEqual([]);
+      expectError(await alice.get(`/api/documents/${docs[0]}`), 404, 'NOT_FOUND', 'Document not found');
+      await expectRefused(seen, () => alice.post(`/api/proposals/${p.uuid}/revoke`, {}), 409, 'INVALID_STATE', 'Proposal is draft; revoke requires approved', read(p.uuid));
     });
   });
 
@@ -379,12 +406,12 @@ describe('REST proposals (e2e)', () => {
     it('writes the report of an approved proposal (201): document created and idea updated per input idea; a second one needs force', async () => {
       const p = await proposalIn('approved');
       const url = `/api/proposals/${p.uuid}/reports`;
-      const { res, events } = await withEvents(w, () => w.alice.post(url, { title: 'Outcome', content: '## Summary\nShipped.' }));
+      const { res, events } = await withEvents(seen, () => alice.post(url, { title: 'Outcome', content: '## Summary\nShipped.' }));
       const doc = data(res, 201);
-      expect(doc).toMatchObject({ type: 'report', title: 'Outcome', content: '## Summary\nShipped.', proposalUuid: p.uuid, projectUuid: w.projectA, version: 1 });
-      expect(events).toEqual([ev('document', 'created', doc.uuid, w.projectA), ev('idea', 'updated', p.inputUuids[0], w.projectA)]);
-      await expectRefused(w, () => w.alice.post(url, { title: 'Again', content: 'More' }), 409, 'CONFLICT', 'A report already exists for this proposal; pass force=true to add another');
-      const forced = await withEvents(w, () => w.alice.post(url, { title: 'Again', content: 'More', force: true }));
+      expect(doc).toMatchObject({ type: 'report', title: 'Outcome', content: '## Summary\nShipped.', proposalUuid: p.uuid, projectUuid: projectA, version: 1 });
+      expect(events).toEqual([ev('document', 'created', doc.uuid, projectA), ev('idea', 'updated', p.inputUuids[0], projectA)]);
+      await expectRefused(seen, () => alice.post(url, { title: 'Again', content: 'More' }), 409, 'CONFLICT', 'A report already exists for this proposal; pass force=true to add another');
+      const forced = await withEvents(seen, () => alice.post(url, { title: 'Again', content: 'More', force: true }));
       expect(data(forced.res, 201).title).toBe('Again');
       expect(forced.events).toHaveLength(2);
     });
@@ -392,10 +419,10 @@ describe('REST proposals (e2e)', () => {
     it('refuses bad bodies (400) and proposals that are not approved (409)', async () => {
       const p = await proposalIn('approved');
       const url = `/api/proposals/${p.uuid}/reports`;
-      expectInvalid(await expectRefused(w, () => w.alice.post(url, { title: 1, force: 'yes' }), 400, 'VALIDATION_ERROR', 'Invalid input'), 'title', 'content', 'force');
-      expectInvalid(await expectRefused(w, () => w.alice.post(url, { title: 'R', content: '   ' }), 400, 'VALIDATION_ERROR', 'Content must not be blank'), 'content');
+      expectInvalid(await expectRefused(seen, () => alice.post(url, { title: 1, force: 'yes' }), 400, 'VALIDATION_ERROR', 'Invalid input'), 'title', 'content', 'force');
+      expectInvalid(await expectRefused(seen, () => alice.post(url, { title: 'R', content: '   ' }), 400, 'VALIDATION_ERROR', 'Content must not be blank'), 'content');
       const draft = await proposalIn('draft');
-      await expectRefused(w, () => w.alice.post(`/api/proposals/${draft.uuid}/reports`, { title: 'R', content: 'c' }), 409, 'INVALID_STATE', 'Proposal is draft; create a report requires approved');
+      await expectRefused(seen, () => alice.post(`/api/proposals/${draft.uuid}/reports`, { title: 'R', content: 'c' }), 409, 'INVALID_STATE', 'Proposal is draft; create a report requires approved');
     });
   });
 });
