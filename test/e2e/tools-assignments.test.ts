@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Actor } from '../../src/shared/auth/actor.js';
+import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { IdeaService } from '../../src/modules/ideas/index.js';
-import { TaskTrackerService } from '../../src/modules/tasks/index.js';
+import { TaskService, TaskTrackerService } from '../../src/modules/tasks/index.js';
 import { RESULT_CAP_BYTES } from '../../src/modules/tool-kit/tool-result.js';
-import { McpWorld, sortedKeys, type McpAgent } from '../utils/mcp-world.js';
-import { userActor } from '../utils/world.js';
+import type { SeededUser } from '../factories/identity.factory.js';
+import { expectRefused, sortedKeys } from '../utils/mcp-expect.js';
+import { userActor, World, type WorldAgent } from '../utils/world.js';
 
 /** svc_get_my_assignments (docs/tool-conventions.md §2, §3) through the official SDK client, with the scoping headers. */
 describe('svc_get_my_assignments (e2e)', () => {
-  let w: McpWorld;
+  let world: World;
+  let events: RealtimeEvent[];
+  let companyUuid: string;
+  let ownerUser: SeededUser;
+  let owner: Actor;
+  let dev: WorldAgent;
   let ideas: IdeaService;
-  let me: McpAgent;
+  let taskService: TaskService;
+  let me: WorldAgent;
   let myOwner: Actor;
   // Group g1 holds p1 and p2, p3 is ungrouped, g2 is empty; fg/fp belong to the foreign company.
   let g1: string;
@@ -23,42 +31,52 @@ describe('svc_get_my_assignments (e2e)', () => {
   let fp: string;
   const mine: Record<string, string> = {};
 
-  const scoped = (headers: Record<string, string>): Promise<Client> => w.client(me.key, headers);
-  const assignments = async (client: Client | McpAgent): Promise<any> => {
-    const res = await w.call(client, 'svc_get_my_assignments');
+  const takeEvents = (): RealtimeEvent[] => events.splice(0, events.length);
+  const scoped = (headers: Record<string, string>): Promise<Client> => world.mcp(me.key, headers);
+  const assignments = async (client: Client | WorldAgent): Promise<any> => {
+    const res = await world.call(client, 'svc_get_my_assignments');
     expect(res.isError).toBe(false);
     return res.data;
   };
   const projectsOf = (r: { ideaTracker: object; taskTracker: object }) => ({ ideas: Object.keys(r.ideaTracker), tasks: Object.keys(r.taskTracker) });
 
   beforeAll(async () => {
-    w = await McpWorld.start();
-    ideas = w.app.get(IdeaService);
-    const u = await w.ids.user(w.companyUuid, { name: 'My owner' });
+    world = await World.start();
+    const c = await world.company();
+    companyUuid = c.uuid;
+    ownerUser = await world.user(c.uuid, { name: 'Owner' });
+    owner = userActor(ownerUser);
+    dev = await world.agent(c.uuid, ownerUser.uuid, { preset: 'developer_agent', name: 'Dev' });
+    const f = await world.company();
+    const foreignOwner = userActor(await world.user(f.uuid, { name: 'Mallory' }));
+    events = world.recordEvents();
+    ideas = world.seeding(IdeaService);
+    taskService = world.seeding(TaskService);
+    const u = await world.user(companyUuid, { name: 'My owner' });
     myOwner = userActor(u);
-    me = await w.agent(w.companyUuid, u.uuid, 'pm_agent', 'Me');
-    g1 = (await w.groups.create(w.owner, { name: 'G1' })).uuid;
-    g2 = (await w.groups.create(w.owner, { name: 'G2' })).uuid;
-    p1 = await w.project(w.owner, g1);
-    p2 = await w.project(w.owner, g1);
-    p3 = await w.project(w.owner);
-    fg = (await w.groups.create(w.foreign.owner, { name: 'FG' })).uuid;
-    fp = await w.project(w.foreign.owner, fg);
+    me = await world.agent(companyUuid, u.uuid, { preset: 'pm_agent', name: 'Me' });
+    g1 = (await world.group(owner, { name: 'G1' })).uuid;
+    g2 = (await world.group(owner, { name: 'G2' })).uuid;
+    p1 = await world.project(owner, { groupUuid: g1 });
+    p2 = await world.project(owner, { groupUuid: g1 });
+    p3 = await world.project(owner);
+    fg = (await world.group(foreignOwner, { name: 'FG' })).uuid;
+    fp = await world.project(foreignOwner, { groupUuid: fg });
 
     // Ideas: mine in p1 and p3 (one through my owner), someone else's in p2.
     const idea = async (project: string, assignee: Actor, title: string): Promise<string> => {
-      const created = await ideas.create(w.owner, { projectUuid: project, title });
+      const created = await ideas.create(owner, { projectUuid: project, title });
       await ideas.claim(assignee, { ideaUuid: created.uuid });
       return created.uuid;
     };
     mine.ideaP1 = await idea(p1, me.actor, 'Idea p1');
     mine.ideaP3 = await idea(p3, myOwner, 'Idea p3 (owner)');
-    await idea(p2, w.dev.actor, 'Not mine');
+    await idea(p2, dev.actor, 'Not mine');
 
     // Tasks: mine in every project of company A, plus finished and other people's ones that must not show.
     const task = async (project: string, assignee: Actor, title: string, priority: 'low' | 'medium' | 'high' = 'medium'): Promise<string> => {
-      const uuid = await w.task({ title, priority }, project);
-      await w.taskService.claim(assignee, { taskUuid: uuid });
+      const uuid = (await world.task(owner, project, { title, priority })).uuid;
+      await taskService.claim(assignee, { taskUuid: uuid });
       return uuid;
     };
     mine.p1low = await task(p1, me.actor, 'p1 low', 'low');
@@ -67,11 +85,11 @@ describe('svc_get_my_assignments (e2e)', () => {
     mine.p2 = await task(p2, me.actor, 'p2');
     mine.p3 = await task(p3, me.actor, 'p3');
     const done = await task(p3, me.actor, 'p3 done');
-    await w.taskService.close(w.owner, { taskUuid: done });
-    await task(p2, w.dev.actor, 'dev task');
-    w.takeEvents();
+    await taskService.close(owner, { taskUuid: done });
+    await task(p2, dev.actor, 'dev task');
+    takeEvents();
   }, 60_000);
-  afterAll(() => w.close());
+  afterAll(() => world.close());
 
   it('returns both trackers across every project without headers, shaped and ordered per docs/tool-conventions.md §3', async () => {
     const r = await assignments(me);
@@ -98,7 +116,7 @@ describe('svc_get_my_assignments (e2e)', () => {
     ]);
     expect(r.ideaTracker[p3].ideas.map((i: { uuid: string }) => i.uuid)).toEqual([mine.ideaP3]);
     expect(r.truncated).toBeUndefined();
-    expect(w.takeEvents()).toEqual([]);
+    expect(takeEvents()).toEqual([]);
   });
 
   it('scopes to the projects of a group, and the group header wins over the project header', async () => {
@@ -167,7 +185,7 @@ describe('svc_get_my_assignments (e2e)', () => {
   it('does not warn without headers, for a known group, or from svc_checkin', async () => {
     expect((await assignments(me)).warnings).toBeUndefined();
     expect((await assignments(await scoped({ 'X-Service-Project-Group': g1, 'X-Service-Project': 'junk' }))).warnings).toBeUndefined();
-    const checkin = await w.call(await scoped({ 'X-Service-Project': 'junk' }), 'svc_checkin');
+    const checkin = await world.call(await scoped({ 'X-Service-Project': 'junk' }), 'svc_checkin');
     expect(checkin.data.warnings).toBeUndefined();
   });
 
@@ -178,33 +196,33 @@ describe('svc_get_my_assignments (e2e)', () => {
   });
 
   it('refuses arguments (it takes none)', async () => {
-    const err = await w.refused(me, 'svc_get_my_assignments', { projectUuid: p1 }, 'VALIDATION_ERROR', 'Invalid arguments');
+    const err = await expectRefused(events, me, 'svc_get_my_assignments', { projectUuid: p1 }, { code: 'VALIDATION_ERROR', message: 'Invalid arguments' });
     expect(err.details).toEqual([{ path: 'projectUuid', message: 'should not exist' }]);
   });
 
   it('cuts the task tracker from its tail above 64 KiB, keeping the ideas', async () => {
-    const busy = await w.agent(w.companyUuid, w.ownerUser.uuid, 'pm_agent', 'Busy');
-    const created = await ideas.create(w.owner, { projectUuid: p1, title: 'Busy idea' });
+    const busy = await world.agent(companyUuid, ownerUser.uuid, { preset: 'pm_agent', name: 'Busy' });
+    const created = await ideas.create(owner, { projectUuid: p1, title: 'Busy idea' });
     await ideas.claim(busy.actor, { ideaUuid: created.uuid });
     const title = (i: number): string => `${String(i).padStart(3, '0')}${'€'.repeat(197)}`;
     for (const [project, offset] of [
       [p1, 0],
       [p3, 50],
     ] as const) {
-      const { tasks } = await w.taskService.createTasks(w.owner, {
+      const { tasks } = await taskService.createTasks(owner, {
         projectUuid: project,
         tasks: Array.from({ length: 50 }, (_, i) => ({ title: title(offset + i), acceptanceCriteriaItems: [{ description: 'x' }] })),
       });
-      for (const t of tasks) await w.taskService.claim(busy.actor, { taskUuid: t.uuid });
+      for (const t of tasks) await taskService.claim(busy.actor, { taskUuid: t.uuid });
     }
-    w.takeEvents();
+    takeEvents();
     const res = (await busy.client.callTool({ name: 'svc_get_my_assignments', arguments: {} })) as { content: Array<{ text: string }> };
     const text = res.content[0].text;
     expect(Buffer.byteLength(text, 'utf8')).toBeLessThanOrEqual(RESULT_CAP_BYTES);
     const out = JSON.parse(text);
     expect(out.truncated).toBe(true);
     expect(out.ideaTracker[p1].ideas.map((i: { uuid: string }) => i.uuid)).toEqual([created.uuid]);
-    const full = await w.app.get(TaskTrackerService).tracker(busy.actor, null);
+    const full = await world.get(TaskTrackerService).tracker(busy.actor, null);
     const flat = (tracker: Record<string, { tasks: Array<{ uuid: string }> }>): string[] => Object.values(tracker).flatMap((p) => p.tasks.map((t) => t.uuid));
     const kept = flat(out.taskTracker);
     expect(kept.length).toBeGreaterThan(0);

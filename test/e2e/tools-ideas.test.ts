@@ -1,29 +1,58 @@
 import { randomUUID } from 'node:crypto';
-import { question } from '../factories/domain.factory.js';
-import { createIdeaToolWorld, sortEvents, type IdeaToolWorld } from '../utils/mcp-world.js';
+import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import { question, type DomainFactory } from '../factories/domain.factory.js';
+import { expectRefused, sortEvents, tableRows } from '../utils/mcp-expect.js';
+import { World, type WorldAgent } from '../utils/world.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const q = (id: string, extra: Record<string, unknown> = {}) => ({ ...question(id), ...extra });
 
 describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
-  let w: IdeaToolWorld;
+  let world: World;
+  let events: RealtimeEvent[];
+  let companyUuid: string;
+  // Company A (users Alice and Bob): pm and dev of Alice's, pm2 and admin of Bob's; company B: Mallory, an admin agent.
+  let pm: WorldAgent;
+  let pm2: WorldAgent;
+  let dev: WorldAgent;
+  let admin: WorldAgent;
+  let mallory: WorldAgent;
   let project: string;
   let other: string;
   let theirProject: string;
-  const idea = (opts: Parameters<IdeaToolWorld['f']['idea']>[2] = {}) => w.f.idea(w.pm.actor, project, opts);
+  const idea = (opts: Parameters<DomainFactory['idea']>[2] = {}) => world.domain.idea(pm.actor, project, opts);
 
   beforeAll(async () => {
-    w = await createIdeaToolWorld();
-    project = (await w.ok(w.pm, 'svc_admin_create_project', { name: 'Ideas' })).uuid;
-    other = (await w.ok(w.pm, 'svc_admin_create_project', { name: 'Elsewhere' })).uuid;
-    theirProject = (await w.ok(w.mallory, 'svc_admin_create_project', { name: 'Theirs' })).uuid;
+    world = await World.start();
+    const ca = await world.company();
+    companyUuid = ca.uuid;
+    const alice = await world.user(ca.uuid, { name: 'Alice' });
+    const bob = await world.user(ca.uuid, { name: 'Bob' });
+    const cb = await world.company();
+    const malloryUser = await world.user(cb.uuid, { name: 'Mallory' });
+    pm = await world.agent(ca.uuid, alice.uuid, { preset: 'pm_agent', name: 'PM' });
+    pm2 = await world.agent(ca.uuid, bob.uuid, { preset: 'pm_agent', name: 'PM2' });
+    dev = await world.agent(ca.uuid, alice.uuid, { preset: 'developer_agent', name: 'Dev' });
+    admin = await world.agent(ca.uuid, bob.uuid, { preset: 'admin_agent', name: 'Admin' });
+    mallory = await world.agent(cb.uuid, malloryUser.uuid, { preset: 'admin_agent', name: 'Mallory' });
+    events = world.recordEvents();
+    project = (await world.ok(pm, 'svc_admin_create_project', { name: 'Ideas' })).uuid;
+    other = (await world.ok(pm, 'svc_admin_create_project', { name: 'Elsewhere' })).uuid;
+    theirProject = (await world.ok(mallory, 'svc_admin_create_project', { name: 'Theirs' })).uuid;
   });
-  afterAll(() => w.close());
-  beforeEach(() => w.takeEvents());
+  afterAll(() => world.close());
+  beforeEach(() => takeEvents());
+
+  const takeEvents = (): RealtimeEvent[] => events.splice(0, events.length);
+  /** The change event shape the bus carries, in company A. */
+  const ev = (entityType: RealtimeEvent['entityType'], entityUuid: string, projectUuid: string, action: RealtimeEvent['action']): RealtimeEvent => ({ companyUuid, projectUuid, entityType, entityUuid, action });
+  /** A refused call: the error code (and message), no change event and the domain tables unchanged; returns the error. */
+  const refused = (agent: WorldAgent, name: string, args: Record<string, unknown>, code: string, message?: string) =>
+    expectRefused(events, agent, name, args, { code, message, unchanged: () => tableRows(world.ds) });
 
   describe('svc_pm_create_idea', () => {
     it('creates an open idea (IdeaRecord) with references and publishes idea created', async () => {
-      const rec = await w.ok(w.pm, 'svc_pm_create_idea', {
+      const rec = await world.ok(pm, 'svc_pm_create_idea', {
         projectUuid: project,
         title: '  Dark mode  ',
         content: 'Users want it',
@@ -41,7 +70,7 @@ describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
         assignee: null,
         elaborationStatus: null,
         childCount: 0,
-        createdBy: { type: 'agent', uuid: w.pm.uuid, name: 'PM' },
+        createdBy: { type: 'agent', uuid: pm.uuid, name: 'PM' },
         createdAt: ISO,
         updatedAt: ISO,
         content: 'Users want it',
@@ -59,79 +88,79 @@ describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
             url: 'https://example.com/dark',
             title: 'Spec',
             notes: 'n',
-            createdBy: { type: 'agent', uuid: w.pm.uuid, name: 'PM' },
+            createdBy: { type: 'agent', uuid: pm.uuid, name: 'PM' },
             createdAt: ISO,
             updatedAt: ISO,
           },
         ],
       });
-      expect(w.takeEvents()).toEqual([w.ev('idea', rec.uuid, project, 'created')]);
+      expect(takeEvents()).toEqual([ev('idea', rec.uuid, project, 'created')]);
     });
 
     it('creates a child idea: idea created plus idea updated for the parent', async () => {
       const parent = await idea();
-      w.takeEvents();
-      const child = await w.ok(w.pm, 'svc_pm_create_idea', { projectUuid: project, title: 'Child', parentUuid: parent.uuid });
+      takeEvents();
+      const child = await world.ok(pm, 'svc_pm_create_idea', { projectUuid: project, title: 'Child', parentUuid: parent.uuid });
       expect(child).toMatchObject({ parentUuid: parent.uuid, parent: { uuid: parent.uuid, title: parent.title } });
-      expect(sortEvents(w.takeEvents())).toEqual(sortEvents([w.ev('idea', child.uuid, project, 'created'), w.ev('idea', parent.uuid, project, 'updated')]));
+      expect(sortEvents(takeEvents())).toEqual(sortEvents([ev('idea', child.uuid, project, 'created'), ev('idea', parent.uuid, project, 'updated')]));
     });
 
     it('refuses unknown project and parent, a parent in another project and a bad reference URL', async () => {
-      const elsewhere = await w.f.idea(w.pm.actor, other);
-      await w.refused(w.pm, 'svc_pm_create_idea', { projectUuid: randomUUID(), title: 'X' }, 'NOT_FOUND', 'Project not found');
-      await w.refused(w.pm, 'svc_pm_create_idea', { projectUuid: project, title: 'X', parentUuid: randomUUID() }, 'NOT_FOUND', 'Parent idea not found');
-      await w.refused(w.pm, 'svc_pm_create_idea', { projectUuid: project, title: 'X', parentUuid: elsewhere.uuid }, 'VALIDATION_ERROR', 'Parent idea must be in the same project');
-      await w.refused(
-        w.pm,
+      const elsewhere = await world.domain.idea(pm.actor, other);
+      await refused(pm, 'svc_pm_create_idea', { projectUuid: randomUUID(), title: 'X' }, 'NOT_FOUND', 'Project not found');
+      await refused(pm, 'svc_pm_create_idea', { projectUuid: project, title: 'X', parentUuid: randomUUID() }, 'NOT_FOUND', 'Parent idea not found');
+      await refused(pm, 'svc_pm_create_idea', { projectUuid: project, title: 'X', parentUuid: elsewhere.uuid }, 'VALIDATION_ERROR', 'Parent idea must be in the same project');
+      await refused(
+        pm,
         'svc_pm_create_idea',
         { projectUuid: project, title: 'X', references: [{ type: 'repo', url: 'ftp://example.com', title: 'R' }] },
         'VALIDATION_ERROR',
         'URL must start with http:// or https://',
       );
-      await w.refused(w.pm, 'svc_pm_create_idea', { projectUuid: project, title: '   ' }, 'VALIDATION_ERROR');
+      await refused(pm, 'svc_pm_create_idea', { projectUuid: project, title: '   ' }, 'VALIDATION_ERROR');
       const many = Array.from({ length: 11 }, (_, i) => ({ type: 'docs', url: `https://e.com/${i}`, title: `R${i}` }));
-      const err = await w.refused(w.pm, 'svc_pm_create_idea', { projectUuid: project, title: 'X', references: many }, 'VALIDATION_ERROR', 'Invalid arguments');
+      const err = await refused(pm, 'svc_pm_create_idea', { projectUuid: project, title: 'X', references: many }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(err.details).toEqual([{ path: 'references', message: expect.any(String) }]);
     });
   });
 
   describe('reads', () => {
     it('svc_get_ideas lists by createdAt desc with a status filter; svc_get_available_ideas lists open ideas', async () => {
-      const p = (await w.ok(w.pm, 'svc_admin_create_project', { name: 'Reads' })).uuid;
-      const open = await w.f.idea(w.pm.actor, p, { title: 'Open one' });
-      const claimed = await w.f.idea(w.pm.actor, p, { state: 'elaborating' });
-      const done = await w.f.idea(w.pm.actor, p, { state: 'skipped' });
-      const all = await w.ok(w.dev, 'svc_get_ideas', { projectUuid: p });
+      const p = (await world.ok(pm, 'svc_admin_create_project', { name: 'Reads' })).uuid;
+      const open = await world.domain.idea(pm.actor, p, { title: 'Open one' });
+      const claimed = await world.domain.idea(pm.actor, p, { state: 'elaborating' });
+      const done = await world.domain.idea(pm.actor, p, { state: 'skipped' });
+      const all = await world.ok(dev, 'svc_get_ideas', { projectUuid: p });
       expect(all).toMatchObject({ page: 1, pageSize: 20, total: 3 });
       expect(all.ideas.map((i: any) => i.uuid)).toEqual([done.uuid, claimed.uuid, open.uuid]);
       expect(Object.keys(all.ideas[0]).sort()).toEqual(
         ['uuid', 'projectUuid', 'title', 'status', 'derivedStatus', 'isContainer', 'parentUuid', 'assignee', 'elaborationStatus', 'childCount', 'createdBy', 'createdAt', 'updatedAt'].sort(),
       );
-      expect(all.ideas[1].assignee).toEqual({ type: 'agent', uuid: w.pm.uuid, name: 'PM', assignedAt: ISO, assignedBy: { type: 'agent', uuid: w.pm.uuid, name: 'PM' } });
-      const elaborated = await w.ok(w.dev, 'svc_get_ideas', { projectUuid: p, status: 'elaborated' });
+      expect(all.ideas[1].assignee).toEqual({ type: 'agent', uuid: pm.uuid, name: 'PM', assignedAt: ISO, assignedBy: { type: 'agent', uuid: pm.uuid, name: 'PM' } });
+      const elaborated = await world.ok(dev, 'svc_get_ideas', { projectUuid: p, status: 'elaborated' });
       expect(elaborated.ideas.map((i: any) => i.uuid)).toEqual([done.uuid]);
-      const page = await w.ok(w.dev, 'svc_get_ideas', { projectUuid: p, page: 2, pageSize: 2 });
+      const page = await world.ok(dev, 'svc_get_ideas', { projectUuid: p, page: 2, pageSize: 2 });
       expect(page).toMatchObject({ page: 2, pageSize: 2, total: 3 });
       expect(page.ideas.map((i: any) => i.uuid)).toEqual([open.uuid]);
-      const available = await w.ok(w.dev, 'svc_get_available_ideas', { projectUuid: p });
+      const available = await world.ok(dev, 'svc_get_available_ideas', { projectUuid: p });
       expect(available).toMatchObject({ total: 1 });
       expect(available.ideas.map((i: any) => i.uuid)).toEqual([open.uuid]);
-      const err = await w.refused(w.dev, 'svc_get_ideas', { projectUuid: p, status: 'closed' }, 'VALIDATION_ERROR', 'Invalid arguments');
+      const err = await refused(dev, 'svc_get_ideas', { projectUuid: p, status: 'closed' }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(err.details).toEqual([{ path: 'status', message: expect.any(String) }]);
-      await w.refused(w.dev, 'svc_get_ideas', { projectUuid: randomUUID() }, 'NOT_FOUND', 'Project not found');
-      await w.refused(w.dev, 'svc_get_available_ideas', { projectUuid: randomUUID() }, 'NOT_FOUND', 'Project not found');
+      await refused(dev, 'svc_get_ideas', { projectUuid: randomUUID() }, 'NOT_FOUND', 'Project not found');
+      await refused(dev, 'svc_get_available_ideas', { projectUuid: randomUUID() }, 'NOT_FOUND', 'Project not found');
     });
 
     it('svc_get_idea returns lineage, proposals and references; svc_get_elaboration returns the rounds', async () => {
       const parent = await idea({ title: 'Parent' });
       const child = await idea({ parentUuid: parent.uuid, state: 'pending_answers' });
-      const proposal = await w.f.proposal(w.pm.actor, project, { inputUuids: [child.uuid], status: 'pending' });
-      const rec = await w.ok(w.dev, 'svc_get_idea', { ideaUuid: child.uuid });
+      const proposal = await world.domain.proposal(pm.actor, project, { inputUuids: [child.uuid], status: 'pending' });
+      const rec = await world.ok(dev, 'svc_get_idea', { ideaUuid: child.uuid });
       expect(rec).toMatchObject({ uuid: child.uuid, parent: { uuid: parent.uuid, title: 'Parent' }, proposals: [{ uuid: proposal.uuid, title: proposal.title, status: 'pending' }] });
-      expect((await w.ok(w.dev, 'svc_get_idea', { ideaUuid: parent.uuid })).children).toEqual([{ uuid: child.uuid, title: child.title, status: 'elaborating', derivedStatus: expect.any(String) }]);
-      await w.refused(w.dev, 'svc_get_idea', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
+      expect((await world.ok(dev, 'svc_get_idea', { ideaUuid: parent.uuid })).children).toEqual([{ uuid: child.uuid, title: child.title, status: 'elaborating', derivedStatus: expect.any(String) }]);
+      await refused(dev, 'svc_get_idea', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
 
-      const state = await w.ok(w.dev, 'svc_get_elaboration', { ideaUuid: child.uuid });
+      const state = await world.ok(dev, 'svc_get_elaboration', { ideaUuid: child.uuid });
       expect(state).toEqual({
         ideaUuid: child.uuid,
         ideaStatus: 'elaborating',
@@ -144,7 +173,7 @@ describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
             status: 'pending_answers',
             depth: 'standard',
             isAppended: false,
-            createdBy: { type: 'agent', uuid: w.pm.uuid, name: 'PM' },
+            createdBy: { type: 'agent', uuid: pm.uuid, name: 'PM' },
             answeredAt: null,
             createdAt: ISO,
             questions: [
@@ -165,228 +194,228 @@ describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
         ],
         summary: { totalQuestions: 1, answeredQuestions: 0, pendingRoundUuid: state.rounds[0].uuid },
       });
-      await w.refused(w.dev, 'svc_get_elaboration', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
+      await refused(dev, 'svc_get_elaboration', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
     });
   });
 
   describe('svc_claim_idea / svc_release_idea', () => {
     it('claims an open idea (open -> elaborating), is idempotent for the assignee and refuses others', async () => {
       const i = await idea();
-      w.takeEvents();
-      const claimed = await w.ok(w.pm, 'svc_claim_idea', { ideaUuid: i.uuid });
-      expect(claimed).toMatchObject({ uuid: i.uuid, status: 'elaborating', assignee: { type: 'agent', uuid: w.pm.uuid, name: 'PM', assignedAt: ISO } });
-      expect(w.takeEvents()).toEqual([w.ev('idea', i.uuid, project, 'updated')]);
+      takeEvents();
+      const claimed = await world.ok(pm, 'svc_claim_idea', { ideaUuid: i.uuid });
+      expect(claimed).toMatchObject({ uuid: i.uuid, status: 'elaborating', assignee: { type: 'agent', uuid: pm.uuid, name: 'PM', assignedAt: ISO } });
+      expect(takeEvents()).toEqual([ev('idea', i.uuid, project, 'updated')]);
 
-      const again = await w.ok(w.pm, 'svc_claim_idea', { ideaUuid: i.uuid });
+      const again = await world.ok(pm, 'svc_claim_idea', { ideaUuid: i.uuid });
       expect(again).toEqual(claimed);
-      expect(w.takeEvents()).toEqual([]);
+      expect(takeEvents()).toEqual([]);
 
-      const held = await w.refused(w.pm2, 'svc_claim_idea', { ideaUuid: i.uuid }, 'INVALID_STATE', 'Idea is elaborating; claim requires open');
+      const held = await refused(pm2, 'svc_claim_idea', { ideaUuid: i.uuid }, 'INVALID_STATE', 'Idea is elaborating; claim requires open');
       expect(held.hints).toEqual([expect.stringContaining('svc_release_idea')]);
-      await w.refused(w.pm, 'svc_claim_idea', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
+      await refused(pm, 'svc_claim_idea', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
     });
 
     it('releases (elaborating -> open) for the assignee only, and only while elaborating', async () => {
       const i = await idea({ state: 'elaborating' });
-      await w.refused(w.pm2, 'svc_release_idea', { ideaUuid: i.uuid }, 'FORBIDDEN', 'Only the assignee can release this idea');
-      w.takeEvents();
-      const released = await w.ok(w.pm, 'svc_release_idea', { ideaUuid: i.uuid });
+      await refused(pm2, 'svc_release_idea', { ideaUuid: i.uuid }, 'FORBIDDEN', 'Only the assignee can release this idea');
+      takeEvents();
+      const released = await world.ok(pm, 'svc_release_idea', { ideaUuid: i.uuid });
       expect(released).toMatchObject({ status: 'open', assignee: null, elaborationStatus: null, elaborationDepth: null });
-      expect(w.takeEvents()).toEqual([w.ev('idea', i.uuid, project, 'updated')]);
+      expect(takeEvents()).toEqual([ev('idea', i.uuid, project, 'updated')]);
 
       const resolved = await idea({ state: 'skipped' });
-      await w.refused(w.pm, 'svc_release_idea', { ideaUuid: resolved.uuid }, 'INVALID_STATE', 'Idea is elaborated; release requires elaborating');
-      await w.refused(w.pm, 'svc_release_idea', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
+      await refused(pm, 'svc_release_idea', { ideaUuid: resolved.uuid }, 'INVALID_STATE', 'Idea is elaborated; release requires elaborating');
+      await refused(pm, 'svc_release_idea', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
     });
   });
 
   describe('svc_edit_idea', () => {
     it('edits fields (idea updated) and changes nothing on a same-value edit', async () => {
       const i = await idea({ title: 'Before' });
-      w.takeEvents();
-      const edited = await w.ok(w.pm2, 'svc_edit_idea', { ideaUuid: i.uuid, title: 'After', content: 'Body', isContainer: true });
+      takeEvents();
+      const edited = await world.ok(pm2, 'svc_edit_idea', { ideaUuid: i.uuid, title: 'After', content: 'Body', isContainer: true });
       expect(edited).toMatchObject({ uuid: i.uuid, title: 'After', content: 'Body', isContainer: true });
-      expect(w.takeEvents()).toEqual([w.ev('idea', i.uuid, project, 'updated')]);
-      const same = await w.ok(w.pm2, 'svc_edit_idea', { ideaUuid: i.uuid, title: 'After' });
+      expect(takeEvents()).toEqual([ev('idea', i.uuid, project, 'updated')]);
+      const same = await world.ok(pm2, 'svc_edit_idea', { ideaUuid: i.uuid, title: 'After' });
       expect(same.updatedAt).toBe(edited.updatedAt);
-      expect(w.takeEvents()).toEqual([]);
+      expect(takeEvents()).toEqual([]);
     });
 
     it('re-parents (updated for the idea, old and new parent) and detaches with null', async () => {
       const oldParent = await idea();
       const newParent = await idea();
       const i = await idea({ parentUuid: oldParent.uuid });
-      w.takeEvents();
-      const moved = await w.ok(w.pm, 'svc_edit_idea', { ideaUuid: i.uuid, parentUuid: newParent.uuid });
+      takeEvents();
+      const moved = await world.ok(pm, 'svc_edit_idea', { ideaUuid: i.uuid, parentUuid: newParent.uuid });
       expect(moved).toMatchObject({ parentUuid: newParent.uuid, parent: { uuid: newParent.uuid } });
-      expect(sortEvents(w.takeEvents())).toEqual(
-        sortEvents([w.ev('idea', i.uuid, project, 'updated'), w.ev('idea', oldParent.uuid, project, 'updated'), w.ev('idea', newParent.uuid, project, 'updated')]),
+      expect(sortEvents(takeEvents())).toEqual(
+        sortEvents([ev('idea', i.uuid, project, 'updated'), ev('idea', oldParent.uuid, project, 'updated'), ev('idea', newParent.uuid, project, 'updated')]),
       );
-      const detached = await w.ok(w.pm, 'svc_edit_idea', { ideaUuid: i.uuid, parentUuid: null });
+      const detached = await world.ok(pm, 'svc_edit_idea', { ideaUuid: i.uuid, parentUuid: null });
       expect(detached).toMatchObject({ parentUuid: null, parent: null });
-      expect(sortEvents(w.takeEvents())).toEqual(sortEvents([w.ev('idea', i.uuid, project, 'updated'), w.ev('idea', newParent.uuid, project, 'updated')]));
+      expect(sortEvents(takeEvents())).toEqual(sortEvents([ev('idea', i.uuid, project, 'updated'), ev('idea', newParent.uuid, project, 'updated')]));
     });
 
     it('refuses nothing to update, self-parenting, other projects, cycles and unknown records', async () => {
       const top = await idea();
       const mid = await idea({ parentUuid: top.uuid });
-      const elsewhere = await w.f.idea(w.pm.actor, other);
-      await w.refused(w.pm, 'svc_edit_idea', { ideaUuid: top.uuid }, 'VALIDATION_ERROR', 'Nothing to update');
-      await w.refused(w.pm, 'svc_edit_idea', { ideaUuid: top.uuid, parentUuid: top.uuid }, 'VALIDATION_ERROR', 'An idea cannot be its own parent');
-      await w.refused(w.pm, 'svc_edit_idea', { ideaUuid: top.uuid, parentUuid: elsewhere.uuid }, 'VALIDATION_ERROR', 'Parent idea must be in the same project');
-      await w.refused(w.pm, 'svc_edit_idea', { ideaUuid: top.uuid, parentUuid: mid.uuid }, 'VALIDATION_ERROR', 'Setting this parent would create a cycle');
-      await w.refused(w.pm, 'svc_edit_idea', { ideaUuid: randomUUID(), title: 'X' }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(w.pm, 'svc_edit_idea', { ideaUuid: top.uuid, parentUuid: randomUUID() }, 'NOT_FOUND', 'Parent idea not found');
+      const elsewhere = await world.domain.idea(pm.actor, other);
+      await refused(pm, 'svc_edit_idea', { ideaUuid: top.uuid }, 'VALIDATION_ERROR', 'Nothing to update');
+      await refused(pm, 'svc_edit_idea', { ideaUuid: top.uuid, parentUuid: top.uuid }, 'VALIDATION_ERROR', 'An idea cannot be its own parent');
+      await refused(pm, 'svc_edit_idea', { ideaUuid: top.uuid, parentUuid: elsewhere.uuid }, 'VALIDATION_ERROR', 'Parent idea must be in the same project');
+      await refused(pm, 'svc_edit_idea', { ideaUuid: top.uuid, parentUuid: mid.uuid }, 'VALIDATION_ERROR', 'Setting this parent would create a cycle');
+      await refused(pm, 'svc_edit_idea', { ideaUuid: randomUUID(), title: 'X' }, 'NOT_FOUND', 'Idea not found');
+      await refused(pm, 'svc_edit_idea', { ideaUuid: top.uuid, parentUuid: randomUUID() }, 'NOT_FOUND', 'Parent idea not found');
     });
   });
 
   describe('svc_move_idea', () => {
     it('moves the subtree and what was built on it; idea updated in both projects, the rest in the target', async () => {
-      const src = (await w.ok(w.pm, 'svc_admin_create_project', { name: 'Source' })).uuid;
-      const dst = (await w.ok(w.pm, 'svc_admin_create_project', { name: 'Target' })).uuid;
-      const a = w.pm.actor;
-      const keeper = await w.f.idea(a, src);
-      const root = await w.f.idea(a, src, { parentUuid: keeper.uuid, state: 'elaborated' });
-      const child = await w.f.idea(a, src, { parentUuid: root.uuid });
-      const proposal = await w.f.proposal(a, src, { inputUuids: [root.uuid], status: 'approved' });
-      const task = await w.f.task(a, src, { proposalUuid: proposal.uuid });
-      const doc = await w.f.document(a, src, { proposalUuid: proposal.uuid });
-      w.takeEvents();
+      const src = (await world.ok(pm, 'svc_admin_create_project', { name: 'Source' })).uuid;
+      const dst = (await world.ok(pm, 'svc_admin_create_project', { name: 'Target' })).uuid;
+      const a = pm.actor;
+      const keeper = await world.domain.idea(a, src);
+      const root = await world.domain.idea(a, src, { parentUuid: keeper.uuid, state: 'elaborated' });
+      const child = await world.domain.idea(a, src, { parentUuid: root.uuid });
+      const proposal = await world.domain.proposal(a, src, { inputUuids: [root.uuid], status: 'approved' });
+      const task = await world.domain.task(a, src, { proposalUuid: proposal.uuid });
+      const doc = await world.domain.document(a, src, { proposalUuid: proposal.uuid });
+      takeEvents();
 
-      const res = await w.ok(w.pm, 'svc_move_idea', { ideaUuid: root.uuid, targetProjectUuid: dst });
+      const res = await world.ok(pm, 'svc_move_idea', { ideaUuid: root.uuid, targetProjectUuid: dst });
       expect(res.moved).toEqual({ ideas: 2, proposals: 1, documents: 1, tasks: 1 });
       expect(res.idea).toMatchObject({ uuid: root.uuid, projectUuid: dst, parentUuid: null });
-      expect(sortEvents(w.takeEvents())).toEqual(
+      expect(sortEvents(takeEvents())).toEqual(
         sortEvents([
-          w.ev('idea', root.uuid, src, 'updated'),
-          w.ev('idea', child.uuid, src, 'updated'),
-          w.ev('idea', keeper.uuid, src, 'updated'),
-          w.ev('idea', root.uuid, dst, 'updated'),
-          w.ev('idea', child.uuid, dst, 'updated'),
-          w.ev('proposal', proposal.uuid, dst, 'updated'),
-          w.ev('task', task.uuid, dst, 'updated'),
-          w.ev('document', doc.uuid, dst, 'updated'),
+          ev('idea', root.uuid, src, 'updated'),
+          ev('idea', child.uuid, src, 'updated'),
+          ev('idea', keeper.uuid, src, 'updated'),
+          ev('idea', root.uuid, dst, 'updated'),
+          ev('idea', child.uuid, dst, 'updated'),
+          ev('proposal', proposal.uuid, dst, 'updated'),
+          ev('task', task.uuid, dst, 'updated'),
+          ev('document', doc.uuid, dst, 'updated'),
         ]),
       );
-      expect((await w.ok(w.dev, 'svc_get_idea', { ideaUuid: child.uuid })).projectUuid).toBe(dst);
+      expect((await world.ok(dev, 'svc_get_idea', { ideaUuid: child.uuid })).projectUuid).toBe(dst);
     });
 
     it('refuses unknown idea or target, the same project, and crossing dependencies', async () => {
-      const src = (await w.ok(w.pm, 'svc_admin_create_project', { name: 'Tangled' })).uuid;
-      const a = w.pm.actor;
-      const i = await w.f.idea(a, src, { state: 'elaborated' });
-      await w.refused(w.pm, 'svc_move_idea', { ideaUuid: randomUUID(), targetProjectUuid: other }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(w.pm, 'svc_move_idea', { ideaUuid: i.uuid, targetProjectUuid: randomUUID() }, 'NOT_FOUND', 'Target project not found');
-      await w.refused(w.pm, 'svc_move_idea', { ideaUuid: i.uuid, targetProjectUuid: src }, 'VALIDATION_ERROR', 'Idea is already in the target project');
-      const proposal = await w.f.proposal(a, src, { inputUuids: [i.uuid], status: 'approved' });
-      const moving = await w.f.task(a, src, { proposalUuid: proposal.uuid });
-      const staying = await w.f.task(a, src);
-      await w.f.dependency(moving.uuid, staying.uuid);
-      await w.refused(w.pm, 'svc_move_idea', { ideaUuid: i.uuid, targetProjectUuid: other }, 'CONFLICT', 'Idea cannot be moved: a moved task depends on or is depended on by a task that stays');
+      const src = (await world.ok(pm, 'svc_admin_create_project', { name: 'Tangled' })).uuid;
+      const a = pm.actor;
+      const i = await world.domain.idea(a, src, { state: 'elaborated' });
+      await refused(pm, 'svc_move_idea', { ideaUuid: randomUUID(), targetProjectUuid: other }, 'NOT_FOUND', 'Idea not found');
+      await refused(pm, 'svc_move_idea', { ideaUuid: i.uuid, targetProjectUuid: randomUUID() }, 'NOT_FOUND', 'Target project not found');
+      await refused(pm, 'svc_move_idea', { ideaUuid: i.uuid, targetProjectUuid: src }, 'VALIDATION_ERROR', 'Idea is already in the target project');
+      const proposal = await world.domain.proposal(a, src, { inputUuids: [i.uuid], status: 'approved' });
+      const moving = await world.domain.task(a, src, { proposalUuid: proposal.uuid });
+      const staying = await world.domain.task(a, src);
+      await world.domain.dependency(moving.uuid, staying.uuid);
+      await refused(pm, 'svc_move_idea', { ideaUuid: i.uuid, targetProjectUuid: other }, 'CONFLICT', 'Idea cannot be moved: a moved task depends on or is depended on by a task that stays');
     });
   });
 
   describe('elaboration', () => {
     it('svc_pm_start_elaboration opens a round for the assignee (idea updated); holders of idea:admin pass', async () => {
       const i = await idea({ state: 'elaborating' });
-      w.takeEvents();
-      const state = await w.ok(w.pm, 'svc_pm_start_elaboration', { ideaUuid: i.uuid, depth: 'comprehensive', questions: [q('scope', { category: 'scope', required: false }), q('users')] });
+      takeEvents();
+      const state = await world.ok(pm, 'svc_pm_start_elaboration', { ideaUuid: i.uuid, depth: 'comprehensive', questions: [q('scope', { category: 'scope', required: false }), q('users')] });
       expect(state).toMatchObject({ ideaUuid: i.uuid, ideaStatus: 'elaborating', depth: 'comprehensive', status: 'pending_answers', summary: { totalQuestions: 2, answeredQuestions: 0 } });
       expect(state.rounds[0].questions.map((x: any) => [x.questionId, x.category, x.required])).toEqual([
         ['scope', 'scope', false],
         ['users', 'functional', true],
       ]);
-      expect(w.takeEvents()).toEqual([w.ev('idea', i.uuid, project, 'updated')]);
+      expect(takeEvents()).toEqual([ev('idea', i.uuid, project, 'updated')]);
 
       const j = await idea({ state: 'elaborating' });
-      w.takeEvents();
-      await w.ok(w.admin, 'svc_pm_start_elaboration', { ideaUuid: j.uuid, depth: 'minimal', questions: [q('q1')] });
-      expect(w.takeEvents()).toEqual([w.ev('idea', j.uuid, project, 'updated')]);
+      takeEvents();
+      await world.ok(admin, 'svc_pm_start_elaboration', { ideaUuid: j.uuid, depth: 'minimal', questions: [q('q1')] });
+      expect(takeEvents()).toEqual([ev('idea', j.uuid, project, 'updated')]);
     });
 
     it('svc_pm_start_elaboration refuses non-assignees, wrong states, an open round, duplicate ids and an 11th round', async () => {
       const i = await idea({ state: 'elaborating' });
       const body = { ideaUuid: i.uuid, depth: 'standard', questions: [q('q1')] };
-      await w.refused(w.pm2, 'svc_pm_start_elaboration', body, 'FORBIDDEN', 'Only the assignee can elaborate this idea');
+      await refused(pm2, 'svc_pm_start_elaboration', body, 'FORBIDDEN', 'Only the assignee can elaborate this idea');
       const open = await idea();
-      await w.refused(w.admin, 'svc_pm_start_elaboration', { ...body, ideaUuid: open.uuid }, 'INVALID_STATE', 'Idea is open; start elaboration requires elaborating or elaborated');
+      await refused(admin, 'svc_pm_start_elaboration', { ...body, ideaUuid: open.uuid }, 'INVALID_STATE', 'Idea is open; start elaboration requires elaborating or elaborated');
       const pending = await idea({ state: 'pending_answers' });
-      const waiting = await w.refused(w.pm, 'svc_pm_start_elaboration', { ...body, ideaUuid: pending.uuid }, 'INVALID_STATE', 'Idea has a round awaiting answers; start elaboration requires every round answered');
+      const waiting = await refused(pm, 'svc_pm_start_elaboration', { ...body, ideaUuid: pending.uuid }, 'INVALID_STATE', 'Idea has a round awaiting answers; start elaboration requires every round answered');
       expect(waiting.hints).toEqual(['Answer the pending round first: svc_answer_elaboration (svc_get_elaboration shows its questions)']);
-      await w.refused(w.pm, 'svc_pm_start_elaboration', { ...body, questions: [q('q1'), q('q1')] }, 'VALIDATION_ERROR', 'Duplicate question id q1');
+      await refused(pm, 'svc_pm_start_elaboration', { ...body, questions: [q('q1'), q('q1')] }, 'VALIDATION_ERROR', 'Duplicate question id q1');
       const dupOptions = q('q1', { options: [{ id: 'a', label: 'A' }, { id: 'a', label: 'B' }] });
-      await w.refused(w.pm, 'svc_pm_start_elaboration', { ...body, questions: [dupOptions] }, 'VALIDATION_ERROR', 'Duplicate option id a in question q1');
-      await w.refused(w.pm, 'svc_pm_start_elaboration', { ...body, ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
-      const oneOption = await w.refused(w.pm, 'svc_pm_start_elaboration', { ...body, questions: [q('q1', { options: [{ id: 'a', label: 'A' }] })] }, 'VALIDATION_ERROR', 'Invalid arguments');
+      await refused(pm, 'svc_pm_start_elaboration', { ...body, questions: [dupOptions] }, 'VALIDATION_ERROR', 'Duplicate option id a in question q1');
+      await refused(pm, 'svc_pm_start_elaboration', { ...body, ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
+      const oneOption = await refused(pm, 'svc_pm_start_elaboration', { ...body, questions: [q('q1', { options: [{ id: 'a', label: 'A' }] })] }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(oneOption.details).toEqual([{ path: 'questions.0.options', message: expect.any(String) }]);
 
       for (let n = 0; n < 10; n++) {
-        await w.f.elaboration.start(w.pm.actor, { ideaUuid: i.uuid, depth: 'minimal', questions: [question('q1')] });
-        await w.f.elaboration.answer(w.pm.actor, { ideaUuid: i.uuid, answers: [{ questionId: 'q1', selectedOptionId: 'a' }] });
+        await world.domain.elaboration.start(pm.actor, { ideaUuid: i.uuid, depth: 'minimal', questions: [question('q1')] });
+        await world.domain.elaboration.answer(pm.actor, { ideaUuid: i.uuid, answers: [{ questionId: 'q1', selectedOptionId: 'a' }] });
       }
-      await w.refused(w.pm, 'svc_pm_start_elaboration', body, 'VALIDATION_ERROR', 'Maximum 10 elaboration rounds per idea');
+      await refused(pm, 'svc_pm_start_elaboration', body, 'VALIDATION_ERROR', 'Maximum 10 elaboration rounds per idea');
     });
 
     it('svc_answer_elaboration is open to any agent and closes the round (pending_answers -> answered)', async () => {
       const i = await idea({ state: 'elaborating' });
-      await w.f.elaboration.start(w.pm.actor, { ideaUuid: i.uuid, depth: 'standard', questions: [question('q1'), question('q2'), question('opt', { required: false })] });
-      w.takeEvents();
-      const partial = await w.ok(w.dev, 'svc_answer_elaboration', { ideaUuid: i.uuid, answers: [{ questionId: 'q1', selectedOptionId: 'a', customText: null }] });
+      await world.domain.elaboration.start(pm.actor, { ideaUuid: i.uuid, depth: 'standard', questions: [question('q1'), question('q2'), question('opt', { required: false })] });
+      takeEvents();
+      const partial = await world.ok(dev, 'svc_answer_elaboration', { ideaUuid: i.uuid, answers: [{ questionId: 'q1', selectedOptionId: 'a', customText: null }] });
       expect(partial).toMatchObject({ status: 'pending_answers', summary: { answeredQuestions: 1 } });
-      expect(partial.rounds[0].questions[0].answer).toEqual({ selectedOptionId: 'a', customText: null, answeredAt: ISO, answeredBy: { type: 'agent', uuid: w.dev.uuid, name: 'Dev' } });
-      expect(w.takeEvents()).toEqual([w.ev('idea', i.uuid, project, 'updated')]);
+      expect(partial.rounds[0].questions[0].answer).toEqual({ selectedOptionId: 'a', customText: null, answeredAt: ISO, answeredBy: { type: 'agent', uuid: dev.uuid, name: 'Dev' } });
+      expect(takeEvents()).toEqual([ev('idea', i.uuid, project, 'updated')]);
 
       const roundUuid = partial.rounds[0].uuid;
-      const done = await w.ok(w.dev, 'svc_answer_elaboration', { ideaUuid: i.uuid, roundUuid, answers: [{ questionId: 'q2', customText: '  Both  ' }] });
+      const done = await world.ok(dev, 'svc_answer_elaboration', { ideaUuid: i.uuid, roundUuid, answers: [{ questionId: 'q2', customText: '  Both  ' }] });
       expect(done).toMatchObject({ status: 'validating', summary: { answeredQuestions: 2, pendingRoundUuid: null } });
       expect(done.rounds[0]).toMatchObject({ status: 'answered', answeredAt: ISO });
       expect(done.rounds[0].questions[1].answer).toMatchObject({ selectedOptionId: null, customText: 'Both' });
-      expect(w.takeEvents()).toEqual([w.ev('idea', i.uuid, project, 'updated')]);
+      expect(takeEvents()).toEqual([ev('idea', i.uuid, project, 'updated')]);
 
-      await w.refused(w.dev, 'svc_answer_elaboration', { ideaUuid: i.uuid, roundUuid, answers: [{ questionId: 'opt', selectedOptionId: 'a' }] }, 'INVALID_STATE', 'Round is answered; answer requires pending_answers');
-      await w.refused(w.dev, 'svc_answer_elaboration', { ideaUuid: i.uuid, answers: [{ questionId: 'opt', selectedOptionId: 'a' }] }, 'INVALID_STATE');
+      await refused(dev, 'svc_answer_elaboration', { ideaUuid: i.uuid, roundUuid, answers: [{ questionId: 'opt', selectedOptionId: 'a' }] }, 'INVALID_STATE', 'Round is answered; answer requires pending_answers');
+      await refused(dev, 'svc_answer_elaboration', { ideaUuid: i.uuid, answers: [{ questionId: 'opt', selectedOptionId: 'a' }] }, 'INVALID_STATE');
     });
 
     it('svc_answer_elaboration refuses unknown ideas, rounds, questions and options and empty answers', async () => {
       const i = await idea({ state: 'pending_answers' });
       const a = (answers: unknown[], extra: Record<string, unknown> = {}) => ({ ideaUuid: i.uuid, answers, ...extra });
-      await w.refused(w.dev, 'svc_answer_elaboration', { ...a([{ questionId: 'q1', selectedOptionId: 'a' }]), ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(w.dev, 'svc_answer_elaboration', a([{ questionId: 'q1', selectedOptionId: 'a' }], { roundUuid: randomUUID() }), 'NOT_FOUND', 'Round not found');
-      await w.refused(w.dev, 'svc_answer_elaboration', a([{ questionId: 'nope', selectedOptionId: 'a' }]), 'VALIDATION_ERROR', 'Unknown question nope');
-      await w.refused(w.dev, 'svc_answer_elaboration', a([{ questionId: 'q1', selectedOptionId: 'z' }]), 'VALIDATION_ERROR', 'Unknown option z for question q1');
-      await w.refused(w.dev, 'svc_answer_elaboration', a([{ questionId: 'q1', selectedOptionId: null, customText: '   ' }]), 'VALIDATION_ERROR', 'Question q1 needs an option or a non-empty customText');
-      const none = await w.refused(w.dev, 'svc_answer_elaboration', a([]), 'VALIDATION_ERROR', 'Invalid arguments');
+      await refused(dev, 'svc_answer_elaboration', { ...a([{ questionId: 'q1', selectedOptionId: 'a' }]), ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
+      await refused(dev, 'svc_answer_elaboration', a([{ questionId: 'q1', selectedOptionId: 'a' }], { roundUuid: randomUUID() }), 'NOT_FOUND', 'Round not found');
+      await refused(dev, 'svc_answer_elaboration', a([{ questionId: 'nope', selectedOptionId: 'a' }]), 'VALIDATION_ERROR', 'Unknown question nope');
+      await refused(dev, 'svc_answer_elaboration', a([{ questionId: 'q1', selectedOptionId: 'z' }]), 'VALIDATION_ERROR', 'Unknown option z for question q1');
+      await refused(dev, 'svc_answer_elaboration', a([{ questionId: 'q1', selectedOptionId: null, customText: '   ' }]), 'VALIDATION_ERROR', 'Question q1 needs an option or a non-empty customText');
+      const none = await refused(dev, 'svc_answer_elaboration', a([]), 'VALIDATION_ERROR', 'Invalid arguments');
       expect(none.details).toEqual([{ path: 'answers', message: expect.any(String) }]);
       const open = await idea({ state: 'elaborating' });
-      await w.refused(w.dev, 'svc_answer_elaboration', { ideaUuid: open.uuid, answers: [{ questionId: 'q1', selectedOptionId: 'a' }] }, 'INVALID_STATE');
+      await refused(dev, 'svc_answer_elaboration', { ideaUuid: open.uuid, answers: [{ questionId: 'q1', selectedOptionId: 'a' }] }, 'INVALID_STATE');
     });
 
     it('svc_pm_skip_elaboration resolves an elaborating idea (elaborating -> elaborated) for the assignee', async () => {
       const i = await idea({ state: 'elaborating' });
-      await w.refused(w.pm2, 'svc_pm_skip_elaboration', { ideaUuid: i.uuid, reason: 'Clear' }, 'FORBIDDEN', 'Only the assignee can elaborate this idea');
-      w.takeEvents();
-      const state = await w.ok(w.pm, 'svc_pm_skip_elaboration', { ideaUuid: i.uuid, reason: 'Agreed with Alice' });
+      await refused(pm2, 'svc_pm_skip_elaboration', { ideaUuid: i.uuid, reason: 'Clear' }, 'FORBIDDEN', 'Only the assignee can elaborate this idea');
+      takeEvents();
+      const state = await world.ok(pm, 'svc_pm_skip_elaboration', { ideaUuid: i.uuid, reason: 'Agreed with Alice' });
       expect(state).toMatchObject({ ideaUuid: i.uuid, ideaStatus: 'elaborated', depth: 'minimal', status: 'resolved', rounds: [] });
-      expect(w.takeEvents()).toEqual([w.ev('idea', i.uuid, project, 'updated')]);
-      await w.refused(w.pm, 'svc_pm_skip_elaboration', { ideaUuid: i.uuid, reason: 'Again' }, 'INVALID_STATE', 'Idea is elaborated; skip elaboration requires elaborating');
-      await w.refused(w.pm, 'svc_pm_skip_elaboration', { ideaUuid: randomUUID(), reason: 'X' }, 'NOT_FOUND', 'Idea not found');
-      const blank = await w.refused(w.pm, 'svc_pm_skip_elaboration', { ideaUuid: i.uuid, reason: '' }, 'VALIDATION_ERROR', 'Invalid arguments');
+      expect(takeEvents()).toEqual([ev('idea', i.uuid, project, 'updated')]);
+      await refused(pm, 'svc_pm_skip_elaboration', { ideaUuid: i.uuid, reason: 'Again' }, 'INVALID_STATE', 'Idea is elaborated; skip elaboration requires elaborating');
+      await refused(pm, 'svc_pm_skip_elaboration', { ideaUuid: randomUUID(), reason: 'X' }, 'NOT_FOUND', 'Idea not found');
+      const blank = await refused(pm, 'svc_pm_skip_elaboration', { ideaUuid: i.uuid, reason: '' }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(blank.details).toEqual([{ path: 'reason', message: expect.any(String) }]);
     });
 
     it('svc_pm_validate_elaboration (idea:admin) resolves an answered idea and refuses the rest', async () => {
       const i = await idea({ state: 'validating' });
-      w.takeEvents();
-      const state = await w.ok(w.admin, 'svc_pm_validate_elaboration', { ideaUuid: i.uuid });
+      takeEvents();
+      const state = await world.ok(admin, 'svc_pm_validate_elaboration', { ideaUuid: i.uuid });
       expect(state).toMatchObject({ ideaStatus: 'elaborated', status: 'resolved' });
-      expect(w.takeEvents()).toEqual([w.ev('idea', i.uuid, project, 'updated')]);
-      await w.refused(w.admin, 'svc_pm_validate_elaboration', { ideaUuid: i.uuid }, 'INVALID_STATE', 'Idea is elaborated; validate elaboration requires elaborating');
+      expect(takeEvents()).toEqual([ev('idea', i.uuid, project, 'updated')]);
+      await refused(admin, 'svc_pm_validate_elaboration', { ideaUuid: i.uuid }, 'INVALID_STATE', 'Idea is elaborated; validate elaboration requires elaborating');
       const bare = await idea({ state: 'elaborating' });
-      await w.refused(w.admin, 'svc_pm_validate_elaboration', { ideaUuid: bare.uuid }, 'VALIDATION_ERROR', 'The idea has no elaboration rounds');
+      await refused(admin, 'svc_pm_validate_elaboration', { ideaUuid: bare.uuid }, 'VALIDATION_ERROR', 'The idea has no elaboration rounds');
       const pending = await idea({ state: 'pending_answers' });
-      await w.refused(w.admin, 'svc_pm_validate_elaboration', { ideaUuid: pending.uuid }, 'VALIDATION_ERROR', '1 round(s) still await answers');
-      await w.refused(w.admin, 'svc_pm_validate_elaboration', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
-      await expect(w.pm.client.callTool({ name: 'svc_pm_validate_elaboration', arguments: { ideaUuid: i.uuid } })).rejects.toMatchObject({ code: -32602 });
+      await refused(admin, 'svc_pm_validate_elaboration', { ideaUuid: pending.uuid }, 'VALIDATION_ERROR', '1 round(s) still await answers');
+      await refused(admin, 'svc_pm_validate_elaboration', { ideaUuid: randomUUID() }, 'NOT_FOUND', 'Idea not found');
+      await expect(pm.client.callTool({ name: 'svc_pm_validate_elaboration', arguments: { ideaUuid: i.uuid } })).rejects.toMatchObject({ code: -32602 });
     });
   });
 
@@ -396,63 +425,63 @@ describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
       const doomed = await idea({ parentUuid: parent.uuid });
       const c1 = await idea({ parentUuid: doomed.uuid });
       const c2 = await idea({ parentUuid: doomed.uuid });
-      w.takeEvents();
-      expect(await w.ok(w.admin, 'svc_admin_delete_idea', { ideaUuid: doomed.uuid })).toEqual({ uuid: doomed.uuid, deleted: true });
-      expect(sortEvents(w.takeEvents())).toEqual(
-        sortEvents([w.ev('idea', doomed.uuid, project, 'deleted'), w.ev('idea', c1.uuid, project, 'updated'), w.ev('idea', c2.uuid, project, 'updated'), w.ev('idea', parent.uuid, project, 'updated')]),
+      takeEvents();
+      expect(await world.ok(admin, 'svc_admin_delete_idea', { ideaUuid: doomed.uuid })).toEqual({ uuid: doomed.uuid, deleted: true });
+      expect(sortEvents(takeEvents())).toEqual(
+        sortEvents([ev('idea', doomed.uuid, project, 'deleted'), ev('idea', c1.uuid, project, 'updated'), ev('idea', c2.uuid, project, 'updated'), ev('idea', parent.uuid, project, 'updated')]),
       );
-      expect((await w.ok(w.dev, 'svc_get_idea', { ideaUuid: c1.uuid })).parentUuid).toBeNull();
-      await w.refused(w.admin, 'svc_admin_delete_idea', { ideaUuid: doomed.uuid }, 'NOT_FOUND', 'Idea not found');
-      await expect(w.pm.client.callTool({ name: 'svc_admin_delete_idea', arguments: { ideaUuid: parent.uuid } })).rejects.toMatchObject({ code: -32602 });
+      expect((await world.ok(dev, 'svc_get_idea', { ideaUuid: c1.uuid })).parentUuid).toBeNull();
+      await refused(admin, 'svc_admin_delete_idea', { ideaUuid: doomed.uuid }, 'NOT_FOUND', 'Idea not found');
+      await expect(pm.client.callTool({ name: 'svc_admin_delete_idea', arguments: { ideaUuid: parent.uuid } })).rejects.toMatchObject({ code: -32602 });
     });
   });
 
   describe('tenant isolation', () => {
     it("answers another company's uuids with NOT_FOUND on every idea tool", async () => {
       const i = await idea({ state: 'pending_answers' });
-      const round = (await w.ok(w.pm, 'svc_get_elaboration', { ideaUuid: i.uuid })).rounds[0].uuid;
-      const theirs = await w.ok(w.mallory, 'svc_pm_create_idea', { projectUuid: theirProject, title: 'Theirs' });
-      const m = w.mallory;
+      const round = (await world.ok(pm, 'svc_get_elaboration', { ideaUuid: i.uuid })).rounds[0].uuid;
+      const theirs = await world.ok(mallory, 'svc_pm_create_idea', { projectUuid: theirProject, title: 'Theirs' });
+      const m = mallory;
       const ideaUuid = i.uuid;
-      await w.refused(m, 'svc_get_ideas', { projectUuid: project }, 'NOT_FOUND', 'Project not found');
-      await w.refused(m, 'svc_get_available_ideas', { projectUuid: project }, 'NOT_FOUND', 'Project not found');
-      await w.refused(m, 'svc_get_idea', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_get_elaboration', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_answer_elaboration', { ideaUuid, roundUuid: round, answers: [{ questionId: 'q1', selectedOptionId: 'a' }] }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_answer_elaboration', { ideaUuid: theirs.uuid, roundUuid: round, answers: [{ questionId: 'q1', selectedOptionId: 'a' }] }, 'NOT_FOUND', 'Round not found');
-      await w.refused(m, 'svc_claim_idea', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_release_idea', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_move_idea', { ideaUuid, targetProjectUuid: theirProject }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_move_idea', { ideaUuid: theirs.uuid, targetProjectUuid: project }, 'NOT_FOUND', 'Target project not found');
-      await w.refused(m, 'svc_pm_create_idea', { projectUuid: project, title: 'X' }, 'NOT_FOUND', 'Project not found');
-      await w.refused(m, 'svc_pm_create_idea', { projectUuid: theirProject, title: 'X', parentUuid: ideaUuid }, 'NOT_FOUND', 'Parent idea not found');
-      await w.refused(m, 'svc_edit_idea', { ideaUuid, title: 'X' }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_edit_idea', { ideaUuid: theirs.uuid, parentUuid: ideaUuid }, 'NOT_FOUND', 'Parent idea not found');
-      await w.refused(m, 'svc_pm_start_elaboration', { ideaUuid, depth: 'minimal', questions: [q('q1')] }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_pm_skip_elaboration', { ideaUuid, reason: 'X' }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_pm_validate_elaboration', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
-      await w.refused(m, 'svc_admin_delete_idea', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_get_ideas', { projectUuid: project }, 'NOT_FOUND', 'Project not found');
+      await refused(m, 'svc_get_available_ideas', { projectUuid: project }, 'NOT_FOUND', 'Project not found');
+      await refused(m, 'svc_get_idea', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_get_elaboration', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_answer_elaboration', { ideaUuid, roundUuid: round, answers: [{ questionId: 'q1', selectedOptionId: 'a' }] }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_answer_elaboration', { ideaUuid: theirs.uuid, roundUuid: round, answers: [{ questionId: 'q1', selectedOptionId: 'a' }] }, 'NOT_FOUND', 'Round not found');
+      await refused(m, 'svc_claim_idea', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_release_idea', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_move_idea', { ideaUuid, targetProjectUuid: theirProject }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_move_idea', { ideaUuid: theirs.uuid, targetProjectUuid: project }, 'NOT_FOUND', 'Target project not found');
+      await refused(m, 'svc_pm_create_idea', { projectUuid: project, title: 'X' }, 'NOT_FOUND', 'Project not found');
+      await refused(m, 'svc_pm_create_idea', { projectUuid: theirProject, title: 'X', parentUuid: ideaUuid }, 'NOT_FOUND', 'Parent idea not found');
+      await refused(m, 'svc_edit_idea', { ideaUuid, title: 'X' }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_edit_idea', { ideaUuid: theirs.uuid, parentUuid: ideaUuid }, 'NOT_FOUND', 'Parent idea not found');
+      await refused(m, 'svc_pm_start_elaboration', { ideaUuid, depth: 'minimal', questions: [q('q1')] }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_pm_skip_elaboration', { ideaUuid, reason: 'X' }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_pm_validate_elaboration', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
+      await refused(m, 'svc_admin_delete_idea', { ideaUuid }, 'NOT_FOUND', 'Idea not found');
     });
   });
 
   describe('arguments and permissions', () => {
     it('answers a wrong type, an unknown argument and a malformed uuid with VALIDATION_ERROR details', async () => {
       const i = await idea();
-      const wrongType = await w.refused(w.pm, 'svc_edit_idea', { ideaUuid: i.uuid, isContainer: 'yes' }, 'VALIDATION_ERROR', 'Invalid arguments');
+      const wrongType = await refused(pm, 'svc_edit_idea', { ideaUuid: i.uuid, isContainer: 'yes' }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(wrongType.details).toEqual([{ path: 'isContainer', message: expect.any(String) }]);
-      const unknown = await w.refused(w.pm, 'svc_claim_idea', { ideaUuid: i.uuid, force: true }, 'VALIDATION_ERROR', 'Invalid arguments');
+      const unknown = await refused(pm, 'svc_claim_idea', { ideaUuid: i.uuid, force: true }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(unknown.details).toEqual([{ path: 'force', message: 'should not exist' }]);
-      const malformed = await w.refused(w.pm, 'svc_get_idea', { ideaUuid: 'idea-1' }, 'VALIDATION_ERROR', 'Invalid arguments');
+      const malformed = await refused(pm, 'svc_get_idea', { ideaUuid: 'idea-1' }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(malformed.details).toEqual([{ path: 'ideaUuid', message: expect.any(String) }]);
-      const nested = await w.refused(
-        w.pm,
+      const nested = await refused(
+        pm,
         'svc_answer_elaboration',
         { ideaUuid: i.uuid, answers: [{ questionId: 'q1', selectedOptionId: 1 }] },
         'VALIDATION_ERROR',
         'Invalid arguments',
       );
       expect(nested.details).toEqual([{ path: 'answers.0.selectedOptionId', message: expect.any(String) }]);
-      const depth = await w.refused(w.pm, 'svc_pm_start_elaboration', { ideaUuid: i.uuid, depth: 'deep', questions: [q('q1')] }, 'VALIDATION_ERROR', 'Invalid arguments');
+      const depth = await refused(pm, 'svc_pm_start_elaboration', { ideaUuid: i.uuid, depth: 'deep', questions: [q('q1')] }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(depth.details).toEqual([{ path: 'depth', message: expect.any(String) }]);
     });
 
@@ -460,16 +489,16 @@ describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
       const pmWrites = ['svc_claim_idea', 'svc_release_idea', 'svc_move_idea', 'svc_pm_create_idea', 'svc_edit_idea', 'svc_pm_start_elaboration', 'svc_pm_skip_elaboration'];
       const adminOnly = ['svc_pm_validate_elaboration', 'svc_admin_delete_idea'];
       const publicOnes = ['svc_get_ideas', 'svc_get_idea', 'svc_get_available_ideas', 'svc_get_elaboration', 'svc_answer_elaboration'];
-      const dev = (await w.dev.client.listTools()).tools.map((t) => t.name);
-      const pm = (await w.pm.client.listTools()).tools.map((t) => t.name);
-      const admin = new Map((await w.admin.client.listTools()).tools.map((t) => [t.name, t]));
-      for (const n of publicOnes) expect(dev).toContain(n);
-      for (const n of [...pmWrites, ...adminOnly]) expect(dev).not.toContain(n);
-      for (const n of pmWrites) expect(pm).toContain(n);
-      for (const n of adminOnly) expect(pm).not.toContain(n);
-      for (const n of [...publicOnes, ...pmWrites, ...adminOnly]) expect(admin.has(n)).toBe(true);
+      const devNames = (await dev.client.listTools()).tools.map((t) => t.name);
+      const pmNames = (await pm.client.listTools()).tools.map((t) => t.name);
+      const adminTools = new Map((await admin.client.listTools()).tools.map((t) => [t.name, t]));
+      for (const n of publicOnes) expect(devNames).toContain(n);
+      for (const n of [...pmWrites, ...adminOnly]) expect(devNames).not.toContain(n);
+      for (const n of pmWrites) expect(pmNames).toContain(n);
+      for (const n of adminOnly) expect(pmNames).not.toContain(n);
+      for (const n of [...publicOnes, ...pmWrites, ...adminOnly]) expect(adminTools.has(n)).toBe(true);
       const hint = (n: string) => {
-        const a = admin.get(n)!.annotations!;
+        const a = adminTools.get(n)!.annotations!;
         return `${a.readOnlyHint ? 'r' : ''}${a.destructiveHint ? 'd' : ''}${a.idempotentHint ? 'i' : ''}`;
       };
       expect(['svc_get_ideas', 'svc_get_idea', 'svc_get_available_ideas', 'svc_get_elaboration'].map(hint)).toEqual(['ri', 'ri', 'ri', 'ri']);
@@ -478,7 +507,7 @@ describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
         ['', '', '', '', '', '', ''],
       );
       expect(hint('svc_admin_delete_idea')).toBe('di');
-      await expect(w.dev.client.callTool({ name: 'svc_claim_idea', arguments: { ideaUuid: randomUUID() } })).rejects.toMatchObject({ code: -32602 });
+      await expect(dev.client.callTool({ name: 'svc_claim_idea', arguments: { ideaUuid: randomUUID() } })).rejects.toMatchObject({ code: -32602 });
     });
   });
 });

@@ -1,33 +1,67 @@
 import { randomUUID } from 'node:crypto';
-import { keysOf, McpWorld, SESSION_RECORD_KEYS, sortedKeys, TASK_SUMMARY_KEYS, type McpAgent } from '../utils/mcp-world.js';
+import type { Actor } from '../../src/shared/auth/actor.js';
+import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
+import type { NewTaskInput } from '../../src/modules/tasks/index.js';
+import type { SeededUser } from '../factories/identity.factory.js';
+import { expectRefused, keysOf, SESSION_RECORD_KEYS, sortedKeys, TASK_SUMMARY_KEYS } from '../utils/mcp-expect.js';
+import { userActor, World, type WorldAgent } from '../utils/world.js';
 
 /** Session tools (docs/tool-conventions.md §5.3) through the official SDK client over HTTP. */
 describe('session tools (e2e)', () => {
-  let w: McpWorld;
+  let world: World;
+  let events: RealtimeEvent[];
+  let companyUuid: string;
+  let ownerUser: SeededUser;
+  let owner: Actor;
+  let projectUuid: string;
+  // Two developer agents of company A (owned by its user "Owner"), and a foreign company's admin agent and project.
+  let dev: WorldAgent;
+  let dev2: WorldAgent;
+  let foreign: { owner: Actor; projectUuid: string; admin: WorldAgent };
 
   beforeAll(async () => {
-    w = await McpWorld.start();
+    world = await World.start();
+    const c = await world.company();
+    companyUuid = c.uuid;
+    ownerUser = await world.user(c.uuid, { name: 'Owner' });
+    owner = userActor(ownerUser);
+    projectUuid = await world.project(owner);
+    dev = await world.agent(c.uuid, ownerUser.uuid, { preset: 'developer_agent', name: 'Dev' });
+    dev2 = await world.agent(c.uuid, ownerUser.uuid, { preset: 'developer_agent', name: 'Dev2' });
+    const f = await world.company();
+    const mallory = userActor(await world.user(f.uuid, { name: 'Mallory' }));
+    foreign = { owner: mallory, projectUuid: await world.project(mallory), admin: await world.agent(f.uuid, mallory.uuid, { preset: 'admin_agent', name: 'Evil' }) };
+    events = world.recordEvents();
   }, 60_000);
-  afterAll(() => w.close());
-  beforeEach(() => w.takeEvents());
+  afterAll(() => world.close());
+  beforeEach(() => takeEvents());
+
+  const takeEvents = (): RealtimeEvent[] => events.splice(0, events.length);
+  /** An open task (criteria works, tested, and an optional one), of company A's project unless told. */
+  const seedTask = async (overrides: Partial<NewTaskInput> = {}, project = projectUuid, creator = owner): Promise<string> => (await world.task(creator, project, overrides)).uuid;
+  const seedTaskIn = (status: Parameters<World['taskIn']>[0], assignee: Actor): Promise<string> => world.taskIn(status, owner, projectUuid, assignee);
+  const taskEvent = (entityUuid: string, action: RealtimeEvent['action'] = 'updated'): RealtimeEvent => ({ companyUuid, projectUuid, entityType: 'task', entityUuid, action });
+  /** A refused call: the error code (and message), the named tasks' rows unchanged and no change event; returns the error. */
+  const refusedCall = (agent: WorldAgent, name: string, args: Record<string, unknown>, code: string, message?: string, taskUuids: string[] = []) =>
+    expectRefused(events, agent, name, args, { code, message, unchanged: () => Promise.all(taskUuids.map((u) => world.tasks.snapshot(u))) });
 
   const sessionRows = (uuid: string): Promise<unknown> =>
     Promise.all([
-      w.app.db.dataSource.query(`SELECT * FROM agent_session WHERE uuid = $1`, [uuid]),
-      w.app.db.dataSource.query(`SELECT * FROM session_task_checkin WHERE session_uuid = $1 ORDER BY task_uuid`, [uuid]),
+      world.ds.query(`SELECT * FROM agent_session WHERE uuid = $1`, [uuid]),
+      world.ds.query(`SELECT * FROM session_task_checkin WHERE session_uuid = $1 ORDER BY task_uuid`, [uuid]),
     ]);
 
   /** A refusal that leaves the named sessions (and tasks) as they were and publishes nothing. */
-  async function refused(agent: McpAgent, tool: string, args: Record<string, unknown>, code: string, message: string, sessions: string[] = [], tasks: string[] = []): Promise<void> {
+  async function refused(agent: WorldAgent, tool: string, args: Record<string, unknown>, code: string, message: string, sessions: string[] = [], tasks: string[] = []): Promise<void> {
     const before = await Promise.all(sessions.map(sessionRows));
-    await w.refused(agent, tool, args, code, message, tasks);
+    await refusedCall(agent, tool, args, code, message, tasks);
     expect(await Promise.all(sessions.map(sessionRows))).toEqual(before);
   }
 
-  const open = (agent: McpAgent, name = 'Worker'): Promise<any> => w.ok(agent, 'svc_create_session', { name });
-  const closedSession = async (agent: McpAgent): Promise<string> => {
+  const open = (agent: WorldAgent, name = 'Worker'): Promise<any> => world.ok(agent, 'svc_create_session', { name });
+  const closedSession = async (agent: WorldAgent): Promise<string> => {
     const s = await open(agent, 'Closed');
-    await w.ok(agent, 'svc_close_session', { sessionUuid: s.uuid });
+    await world.ok(agent, 'svc_close_session', { sessionUuid: s.uuid });
     return s.uuid;
   };
 
@@ -42,7 +76,7 @@ describe('session tools (e2e)', () => {
       svc_list_sessions: ['List sessions', true, false, true],
       svc_get_session: ['Get session', true, false, true],
     };
-    const { tools } = await w.dev.client.listTools();
+    const { tools } = await dev.client.listTools();
     const names = tools.map((t) => t.name);
     expect(names.filter((n) => n in expected)).toEqual(Object.keys(expected));
     for (const [name, [title, readOnlyHint, destructiveHint, idempotentHint]] of Object.entries(expected)) {
@@ -52,15 +86,15 @@ describe('session tools (e2e)', () => {
 
   describe('svc_create_session', () => {
     it('creates an active session of the caller without a change event', async () => {
-      const s = await w.ok(w.dev, 'svc_create_session', { name: '  Builder  ', description: 'Builds things' });
+      const s = await world.ok(dev, 'svc_create_session', { name: '  Builder  ', description: 'Builds things' });
       expect(sortedKeys(s)).toEqual(keysOf(SESSION_RECORD_KEYS));
-      expect(s).toMatchObject({ agentUuid: w.dev.uuid, name: 'Builder', description: 'Builds things', status: 'active', closedAt: null, checkins: [] });
-      expect(w.takeEvents()).toEqual([]);
+      expect(s).toMatchObject({ agentUuid: dev.uuid, name: 'Builder', description: 'Builds things', status: 'active', closedAt: null, checkins: [] });
+      expect(takeEvents()).toEqual([]);
     });
 
     it('validates its arguments', async () => {
-      const before = (await w.app.db.dataSource.query(`SELECT count(*)::int AS n FROM agent_session`))[0].n;
-      const err = await w.refused(w.dev, 'svc_create_session', { description: 5, extra: 1 }, 'VALIDATION_ERROR', 'Invalid arguments');
+      const before = (await world.ds.query(`SELECT count(*)::int AS n FROM agent_session`))[0].n;
+      const err = await refusedCall(dev, 'svc_create_session', { description: 5, extra: 1 }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(err.details).toEqual(
         expect.arrayContaining([
           { path: 'name', message: expect.any(String) },
@@ -68,188 +102,188 @@ describe('session tools (e2e)', () => {
           { path: 'extra', message: 'should not exist' },
         ]),
       );
-      await w.refused(w.dev, 'svc_create_session', { name: '   ' }, 'VALIDATION_ERROR', 'Name must be 1-200 characters');
-      expect((await w.app.db.dataSource.query(`SELECT count(*)::int AS n FROM agent_session`))[0].n).toBe(before);
+      await refusedCall(dev, 'svc_create_session', { name: '   ' }, 'VALIDATION_ERROR', 'Name must be 1-200 characters');
+      expect((await world.ds.query(`SELECT count(*)::int AS n FROM agent_session`))[0].n).toBe(before);
     });
   });
 
   describe('svc_session_checkin_task', () => {
     it('checks in and claims an open task, with one task update', async () => {
-      const s = await open(w.dev);
-      const task = await w.task();
-      const r = await w.ok(w.dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: task });
+      const s = await open(dev);
+      const task = await seedTask();
+      const r = await world.ok(dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: task });
       expect(sortedKeys(r)).toEqual(['checkinAt', 'claimed', 'sessionUuid', 'task', 'taskUuid']);
       expect(r).toMatchObject({ sessionUuid: s.uuid, taskUuid: task, claimed: true });
       expect(sortedKeys(r.task)).toEqual(keysOf(TASK_SUMMARY_KEYS));
-      expect(r.task).toMatchObject({ status: 'assigned', assignee: { type: 'agent', uuid: w.dev.uuid } });
-      expect(w.takeEvents()).toEqual([w.taskEvent(task)]);
-      const session = await w.ok(w.dev, 'svc_get_session', { sessionUuid: s.uuid });
+      expect(r.task).toMatchObject({ status: 'assigned', assignee: { type: 'agent', uuid: dev.uuid } });
+      expect(takeEvents()).toEqual([taskEvent(task)]);
+      const session = await world.ok(dev, 'svc_get_session', { sessionUuid: s.uuid });
       expect(session.checkins).toEqual([{ taskUuid: task, taskTitle: expect.any(String), checkinAt: r.checkinAt }]);
-      const record = await w.ok(w.dev, 'svc_get_task', { taskUuid: task });
-      expect(record.activeSessions).toEqual([{ sessionUuid: s.uuid, sessionName: 'Worker', agentUuid: w.dev.uuid, checkinAt: r.checkinAt }]);
+      const record = await world.ok(dev, 'svc_get_task', { taskUuid: task });
+      expect(record.activeSessions).toEqual([{ sessionUuid: s.uuid, sessionName: 'Worker', agentUuid: dev.uuid, checkinAt: r.checkinAt }]);
     });
 
     it('checks in without claiming a task that is already held', async () => {
-      const s = await open(w.dev);
-      const others = await w.taskIn('in_progress', w.dev2.actor);
-      const r = await w.ok(w.dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: others });
+      const s = await open(dev);
+      const others = await seedTaskIn('in_progress', dev2.actor);
+      const r = await world.ok(dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: others });
       expect(r.claimed).toBe(false);
-      expect(r.task).toMatchObject({ status: 'in_progress', assignee: { uuid: w.dev2.uuid } });
-      expect(w.takeEvents()).toEqual([w.taskEvent(others)]);
+      expect(r.task).toMatchObject({ status: 'in_progress', assignee: { uuid: dev2.uuid } });
+      expect(takeEvents()).toEqual([taskEvent(others)]);
     });
 
     it('refuses foreign, other agents\' and closed sessions, missing tasks and finished tasks', async () => {
-      const s = await open(w.dev);
-      const theirs = await open(w.dev2);
-      const closed = await closedSession(w.dev);
-      const task = await w.task();
-      const done = await w.taskIn('done', w.dev.actor);
-      const closedTask = await w.taskIn('closed', w.dev.actor);
-      const foreignTask = await w.task({}, w.foreign.projectUuid, w.foreign.owner);
+      const s = await open(dev);
+      const theirs = await open(dev2);
+      const closed = await closedSession(dev);
+      const task = await seedTask();
+      const done = await seedTaskIn('done', dev.actor);
+      const closedTask = await seedTaskIn('closed', dev.actor);
+      const foreignTask = await seedTask({}, foreign.projectUuid, foreign.owner);
       const call = (sessionUuid: string, taskUuid: string) => ({ sessionUuid, taskUuid });
-      await refused(w.dev, 'svc_session_checkin_task', call(randomUUID(), task), 'NOT_FOUND', 'Session not found', [], [task]);
-      await refused(w.dev, 'svc_session_checkin_task', call(theirs.uuid, task), 'FORBIDDEN', 'Session belongs to another agent', [theirs.uuid], [task]);
-      await refused(w.dev, 'svc_session_checkin_task', call(closed, task), 'INVALID_STATE', 'Session is closed; check-in requires active', [closed], [task]);
-      const err = await w.refused(w.dev, 'svc_session_checkin_task', call(closed, task), 'INVALID_STATE', 'Session is closed; check-in requires active');
+      await refused(dev, 'svc_session_checkin_task', call(randomUUID(), task), 'NOT_FOUND', 'Session not found', [], [task]);
+      await refused(dev, 'svc_session_checkin_task', call(theirs.uuid, task), 'FORBIDDEN', 'Session belongs to another agent', [theirs.uuid], [task]);
+      await refused(dev, 'svc_session_checkin_task', call(closed, task), 'INVALID_STATE', 'Session is closed; check-in requires active', [closed], [task]);
+      const err = await refusedCall(dev, 'svc_session_checkin_task', call(closed, task), 'INVALID_STATE', 'Session is closed; check-in requires active');
       expect(err.hints).toEqual(['Reopen it with svc_reopen_session, or start a new one with svc_create_session']);
-      await refused(w.dev, 'svc_session_checkin_task', call(s.uuid, randomUUID()), 'NOT_FOUND', 'Task not found', [s.uuid]);
-      await refused(w.dev, 'svc_session_checkin_task', call(s.uuid, foreignTask), 'NOT_FOUND', 'Task not found', [s.uuid], [foreignTask]);
+      await refused(dev, 'svc_session_checkin_task', call(s.uuid, randomUUID()), 'NOT_FOUND', 'Task not found', [s.uuid]);
+      await refused(dev, 'svc_session_checkin_task', call(s.uuid, foreignTask), 'NOT_FOUND', 'Task not found', [s.uuid], [foreignTask]);
       for (const [uuid, status] of [
         [done, 'done'],
         [closedTask, 'closed'],
       ]) {
-        await refused(w.dev, 'svc_session_checkin_task', call(s.uuid, uuid), 'INVALID_STATE', `Task is ${status}; check-in requires open, assigned, in_progress or to_verify`, [s.uuid], [uuid]);
+        await refused(dev, 'svc_session_checkin_task', call(s.uuid, uuid), 'INVALID_STATE', `Task is ${status}; check-in requires open, assigned, in_progress or to_verify`, [s.uuid], [uuid]);
       }
     });
   });
 
   describe('svc_session_checkout_task', () => {
     it('checks out without touching the task status', async () => {
-      const s = await open(w.dev);
-      const task = await w.taskIn('in_progress', w.dev.actor);
-      const checkin = await w.ok(w.dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: task });
-      w.takeEvents();
-      const r = await w.ok(w.dev, 'svc_session_checkout_task', { sessionUuid: s.uuid, taskUuid: task });
+      const s = await open(dev);
+      const task = await seedTaskIn('in_progress', dev.actor);
+      const checkin = await world.ok(dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: task });
+      takeEvents();
+      const r = await world.ok(dev, 'svc_session_checkout_task', { sessionUuid: s.uuid, taskUuid: task });
       expect(r).toEqual({ sessionUuid: s.uuid, taskUuid: task, checkinAt: checkin.checkinAt, checkoutAt: expect.any(String) });
-      expect(w.takeEvents()).toEqual([w.taskEvent(task)]);
-      expect((await w.ok(w.dev, 'svc_get_task', { taskUuid: task })).status).toBe('in_progress');
-      expect((await w.ok(w.dev, 'svc_get_session', { sessionUuid: s.uuid })).checkins).toEqual([]);
-      await refused(w.dev, 'svc_session_checkout_task', { sessionUuid: s.uuid, taskUuid: task }, 'NOT_FOUND', 'Check-in not found', [s.uuid], [task]);
+      expect(takeEvents()).toEqual([taskEvent(task)]);
+      expect((await world.ok(dev, 'svc_get_task', { taskUuid: task })).status).toBe('in_progress');
+      expect((await world.ok(dev, 'svc_get_session', { sessionUuid: s.uuid })).checkins).toEqual([]);
+      await refused(dev, 'svc_session_checkout_task', { sessionUuid: s.uuid, taskUuid: task }, 'NOT_FOUND', 'Check-in not found', [s.uuid], [task]);
     });
 
     it('refuses closed, other agents\' and missing sessions and unknown tasks', async () => {
-      const s = await open(w.dev);
-      const theirs = await open(w.dev2);
-      const closed = await closedSession(w.dev);
-      const task = await w.task();
-      await refused(w.dev, 'svc_session_checkout_task', { sessionUuid: closed, taskUuid: task }, 'INVALID_STATE', 'Session is closed; checkout requires active', [closed], [task]);
-      await refused(w.dev, 'svc_session_checkout_task', { sessionUuid: theirs.uuid, taskUuid: task }, 'FORBIDDEN', 'Session belongs to another agent', [theirs.uuid], [task]);
-      await refused(w.dev, 'svc_session_checkout_task', { sessionUuid: randomUUID(), taskUuid: task }, 'NOT_FOUND', 'Session not found', [], [task]);
-      await refused(w.dev, 'svc_session_checkout_task', { sessionUuid: s.uuid, taskUuid: randomUUID() }, 'NOT_FOUND', 'Task not found', [s.uuid]);
-      await refused(w.dev, 'svc_session_checkout_task', { sessionUuid: s.uuid, taskUuid: task }, 'NOT_FOUND', 'Check-in not found', [s.uuid], [task]);
+      const s = await open(dev);
+      const theirs = await open(dev2);
+      const closed = await closedSession(dev);
+      const task = await seedTask();
+      await refused(dev, 'svc_session_checkout_task', { sessionUuid: closed, taskUuid: task }, 'INVALID_STATE', 'Session is closed; checkout requires active', [closed], [task]);
+      await refused(dev, 'svc_session_checkout_task', { sessionUuid: theirs.uuid, taskUuid: task }, 'FORBIDDEN', 'Session belongs to another agent', [theirs.uuid], [task]);
+      await refused(dev, 'svc_session_checkout_task', { sessionUuid: randomUUID(), taskUuid: task }, 'NOT_FOUND', 'Session not found', [], [task]);
+      await refused(dev, 'svc_session_checkout_task', { sessionUuid: s.uuid, taskUuid: randomUUID() }, 'NOT_FOUND', 'Task not found', [s.uuid]);
+      await refused(dev, 'svc_session_checkout_task', { sessionUuid: s.uuid, taskUuid: task }, 'NOT_FOUND', 'Check-in not found', [s.uuid], [task]);
     });
   });
 
   describe('svc_session_heartbeat', () => {
     it('refreshes lastActiveAt of an active session without events', async () => {
-      const s = await open(w.dev);
+      const s = await open(dev);
       await new Promise((r) => setTimeout(r, 5));
-      const r = await w.ok(w.dev, 'svc_session_heartbeat', { sessionUuid: s.uuid });
+      const r = await world.ok(dev, 'svc_session_heartbeat', { sessionUuid: s.uuid });
       expect(r).toEqual({ uuid: s.uuid, status: 'active', lastActiveAt: expect.any(String) });
       expect(Date.parse(r.lastActiveAt)).toBeGreaterThan(Date.parse(s.lastActiveAt));
-      expect(w.takeEvents()).toEqual([]);
-      expect((await w.ok(w.dev, 'svc_get_session', { sessionUuid: s.uuid })).lastActiveAt).toBe(r.lastActiveAt);
+      expect(takeEvents()).toEqual([]);
+      expect((await world.ok(dev, 'svc_get_session', { sessionUuid: s.uuid })).lastActiveAt).toBe(r.lastActiveAt);
     });
 
     it('refuses closed, other agents\' and missing sessions', async () => {
-      const closed = await closedSession(w.dev);
-      const theirs = await open(w.dev2);
-      await refused(w.dev, 'svc_session_heartbeat', { sessionUuid: closed }, 'INVALID_STATE', 'Session is closed; heartbeat requires active', [closed]);
-      await refused(w.dev, 'svc_session_heartbeat', { sessionUuid: theirs.uuid }, 'FORBIDDEN', 'Session belongs to another agent', [theirs.uuid]);
-      await refused(w.dev, 'svc_session_heartbeat', { sessionUuid: randomUUID() }, 'NOT_FOUND', 'Session not found');
+      const closed = await closedSession(dev);
+      const theirs = await open(dev2);
+      await refused(dev, 'svc_session_heartbeat', { sessionUuid: closed }, 'INVALID_STATE', 'Session is closed; heartbeat requires active', [closed]);
+      await refused(dev, 'svc_session_heartbeat', { sessionUuid: theirs.uuid }, 'FORBIDDEN', 'Session belongs to another agent', [theirs.uuid]);
+      await refused(dev, 'svc_session_heartbeat', { sessionUuid: randomUUID() }, 'NOT_FOUND', 'Session not found');
     });
   });
 
   describe('svc_close_session and svc_reopen_session', () => {
     it('closes, checking out of every task with one update each; closing again changes nothing', async () => {
-      const s = await open(w.dev);
-      const a = await w.task();
-      const b = await w.taskIn('in_progress', w.dev.actor);
-      for (const t of [a, b]) await w.ok(w.dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: t });
-      w.takeEvents();
-      const r = await w.ok(w.dev, 'svc_close_session', { sessionUuid: s.uuid });
+      const s = await open(dev);
+      const a = await seedTask();
+      const b = await seedTaskIn('in_progress', dev.actor);
+      for (const t of [a, b]) await world.ok(dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: t });
+      takeEvents();
+      const r = await world.ok(dev, 'svc_close_session', { sessionUuid: s.uuid });
       expect(sortedKeys(r)).toEqual(keysOf(SESSION_RECORD_KEYS));
       expect(r).toMatchObject({ uuid: s.uuid, status: 'closed', closedAt: expect.any(String), checkins: [] });
-      const events = w.takeEvents();
+      const events = takeEvents();
       expect(events).toHaveLength(2);
-      expect(events).toEqual(expect.arrayContaining([w.taskEvent(a), w.taskEvent(b)]));
-      expect((await w.ok(w.dev, 'svc_get_task', { taskUuid: b })).status).toBe('in_progress');
+      expect(events).toEqual(expect.arrayContaining([taskEvent(a), taskEvent(b)]));
+      expect((await world.ok(dev, 'svc_get_task', { taskUuid: b })).status).toBe('in_progress');
 
       const before = await sessionRows(s.uuid);
-      expect(await w.ok(w.dev, 'svc_close_session', { sessionUuid: s.uuid })).toEqual(r);
+      expect(await world.ok(dev, 'svc_close_session', { sessionUuid: s.uuid })).toEqual(r);
       expect(await sessionRows(s.uuid)).toEqual(before);
-      expect(w.takeEvents()).toEqual([]);
+      expect(takeEvents()).toEqual([]);
     });
 
     it('reopens a closed session without events and refuses an active one', async () => {
-      const s = await open(w.dev);
-      await refused(w.dev, 'svc_reopen_session', { sessionUuid: s.uuid }, 'INVALID_STATE', 'Session is active; reopen requires closed', [s.uuid]);
+      const s = await open(dev);
+      await refused(dev, 'svc_reopen_session', { sessionUuid: s.uuid }, 'INVALID_STATE', 'Session is active; reopen requires closed', [s.uuid]);
       // Nothing needs moving on: no hints field at all (docs/tool-conventions.md §1.1).
-      expect(await w.refused(w.dev, 'svc_reopen_session', { sessionUuid: s.uuid }, 'INVALID_STATE')).toEqual({ code: 'INVALID_STATE', message: 'Session is active; reopen requires closed' });
-      await w.ok(w.dev, 'svc_close_session', { sessionUuid: s.uuid });
-      w.takeEvents();
-      const r = await w.ok(w.dev, 'svc_reopen_session', { sessionUuid: s.uuid });
+      expect(await refusedCall(dev, 'svc_reopen_session', { sessionUuid: s.uuid }, 'INVALID_STATE')).toEqual({ code: 'INVALID_STATE', message: 'Session is active; reopen requires closed' });
+      await world.ok(dev, 'svc_close_session', { sessionUuid: s.uuid });
+      takeEvents();
+      const r = await world.ok(dev, 'svc_reopen_session', { sessionUuid: s.uuid });
       expect(sortedKeys(r)).toEqual(keysOf(SESSION_RECORD_KEYS));
       expect(r).toMatchObject({ status: 'active', closedAt: null });
-      expect(w.takeEvents()).toEqual([]);
+      expect(takeEvents()).toEqual([]);
     });
 
     it('refuses other agents\' and missing sessions', async () => {
-      const theirs = await open(w.dev2);
-      const theirsClosed = await closedSession(w.dev2);
-      await refused(w.dev, 'svc_close_session', { sessionUuid: theirs.uuid }, 'FORBIDDEN', 'Session belongs to another agent', [theirs.uuid]);
-      await refused(w.dev, 'svc_reopen_session', { sessionUuid: theirsClosed }, 'FORBIDDEN', 'Session belongs to another agent', [theirsClosed]);
-      await refused(w.dev, 'svc_close_session', { sessionUuid: randomUUID() }, 'NOT_FOUND', 'Session not found');
-      await refused(w.dev, 'svc_reopen_session', { sessionUuid: randomUUID() }, 'NOT_FOUND', 'Session not found');
+      const theirs = await open(dev2);
+      const theirsClosed = await closedSession(dev2);
+      await refused(dev, 'svc_close_session', { sessionUuid: theirs.uuid }, 'FORBIDDEN', 'Session belongs to another agent', [theirs.uuid]);
+      await refused(dev, 'svc_reopen_session', { sessionUuid: theirsClosed }, 'FORBIDDEN', 'Session belongs to another agent', [theirsClosed]);
+      await refused(dev, 'svc_close_session', { sessionUuid: randomUUID() }, 'NOT_FOUND', 'Session not found');
+      await refused(dev, 'svc_reopen_session', { sessionUuid: randomUUID() }, 'NOT_FOUND', 'Session not found');
     });
   });
 
   describe('reads', () => {
     it('svc_list_sessions lists only the caller\'s sessions, newest first, by status and page', async () => {
-      const me = await w.agent(w.companyUuid, w.ownerUser.uuid, 'developer_agent', 'Lister');
+      const me = await world.agent(companyUuid, ownerUser.uuid, { preset: 'developer_agent', name: 'Lister' });
       const first = await open(me, 'first');
       const second = await open(me, 'second');
       const third = await open(me, 'third');
-      await w.ok(me, 'svc_close_session', { sessionUuid: second.uuid });
-      await open(w.dev2, 'not mine');
-      const all = await w.ok(me, 'svc_list_sessions');
+      await world.ok(me, 'svc_close_session', { sessionUuid: second.uuid });
+      await open(dev2, 'not mine');
+      const all = await world.ok(me, 'svc_list_sessions');
       expect(all).toMatchObject({ page: 1, pageSize: 20, total: 3 });
       expect(all.sessions.map((s: { uuid: string }) => s.uuid)).toEqual([third.uuid, second.uuid, first.uuid]);
       expect(sortedKeys(all.sessions[0])).toEqual(keysOf(SESSION_RECORD_KEYS));
-      expect((await w.ok(me, 'svc_list_sessions', { status: 'closed' })).sessions.map((s: { uuid: string }) => s.uuid)).toEqual([second.uuid]);
-      const page2 = await w.ok(me, 'svc_list_sessions', { page: 2, pageSize: 2 });
+      expect((await world.ok(me, 'svc_list_sessions', { status: 'closed' })).sessions.map((s: { uuid: string }) => s.uuid)).toEqual([second.uuid]);
+      const page2 = await world.ok(me, 'svc_list_sessions', { page: 2, pageSize: 2 });
       expect(page2).toMatchObject({ page: 2, pageSize: 2, total: 3 });
       expect(page2.sessions.map((s: { uuid: string }) => s.uuid)).toEqual([first.uuid]);
-      for (const args of [{ pageSize: 0 }, { page: 0 }, { status: 'sleeping' }]) await w.refused(me, 'svc_list_sessions', args, 'VALIDATION_ERROR', 'Invalid arguments');
-      expect(w.takeEvents()).toEqual([]);
+      for (const args of [{ pageSize: 0 }, { page: 0 }, { status: 'sleeping' }]) await refusedCall(me, 'svc_list_sessions', args, 'VALIDATION_ERROR', 'Invalid arguments');
+      expect(takeEvents()).toEqual([]);
     });
 
     it('svc_get_session returns the caller\'s own session only', async () => {
-      const s = await open(w.dev);
-      expect(await w.ok(w.dev, 'svc_get_session', { sessionUuid: s.uuid })).toEqual(s);
-      await w.refused(w.dev2, 'svc_get_session', { sessionUuid: s.uuid }, 'FORBIDDEN', 'Session belongs to another agent');
-      await w.refused(w.dev, 'svc_get_session', { sessionUuid: randomUUID() }, 'NOT_FOUND', 'Session not found');
-      const bad = await w.refused(w.dev, 'svc_get_session', { sessionUuid: 'abc' }, 'VALIDATION_ERROR', 'Invalid arguments');
+      const s = await open(dev);
+      expect(await world.ok(dev, 'svc_get_session', { sessionUuid: s.uuid })).toEqual(s);
+      await refusedCall(dev2, 'svc_get_session', { sessionUuid: s.uuid }, 'FORBIDDEN', 'Session belongs to another agent');
+      await refusedCall(dev, 'svc_get_session', { sessionUuid: randomUUID() }, 'NOT_FOUND', 'Session not found');
+      const bad = await refusedCall(dev, 'svc_get_session', { sessionUuid: 'abc' }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(bad.details).toEqual([{ path: 'sessionUuid', message: expect.any(String) }]);
     });
   });
 
   it('treats another company\'s sessions as not found for every session tool', async () => {
-    const s = await open(w.dev);
-    const task = await w.task();
-    await w.ok(w.dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: task });
-    w.takeEvents();
-    const foreignTask = await w.task({}, w.foreign.projectUuid, w.foreign.owner);
+    const s = await open(dev);
+    const task = await seedTask();
+    await world.ok(dev, 'svc_session_checkin_task', { sessionUuid: s.uuid, taskUuid: task });
+    takeEvents();
+    const foreignTask = await seedTask({}, foreign.projectUuid, foreign.owner);
     const calls: Array<[string, Record<string, unknown>]> = [
       ['svc_session_checkin_task', { taskUuid: foreignTask }],
       ['svc_session_checkout_task', { taskUuid: task }],
@@ -258,7 +292,7 @@ describe('session tools (e2e)', () => {
       ['svc_reopen_session', {}],
       ['svc_get_session', {}],
     ];
-    for (const [tool, extra] of calls) await refused(w.foreign.admin, tool, { sessionUuid: s.uuid, ...extra }, 'NOT_FOUND', 'Session not found', [s.uuid], [task]);
-    expect((await w.ok(w.foreign.admin, 'svc_list_sessions')).sessions.map((x: { uuid: string }) => x.uuid)).not.toContain(s.uuid);
+    for (const [tool, extra] of calls) await refused(foreign.admin, tool, { sessionUuid: s.uuid, ...extra }, 'NOT_FOUND', 'Session not found', [s.uuid], [task]);
+    expect((await world.ok(foreign.admin, 'svc_list_sessions')).sessions.map((x: { uuid: string }) => x.uuid)).not.toContain(s.uuid);
   });
 });
