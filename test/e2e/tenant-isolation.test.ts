@@ -12,7 +12,7 @@ import {
   uuidsIn,
   type Secrets,
   type Tenant,
-} from '../utils/isolation-world.js';
+} from '../utils/tenant-seed.js';
 import { mcpClient, rawCall } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 

@@ -23,8 +23,9 @@ export interface TenantAgent {
  * a manual one depending on it, one held by the admin agent; documents, comments with mentions, a reference,
  * sessions, notifications of the user and of an agent. Every name and text carries `marker`.
  *
- * @deprecated A cast over the one test world (test/utils/world.ts), built through a started world's REST routes and
- * tools; kept until the tenant-isolation suite is rewritten on the world's own seeders (README "Testing").
+ * The tenant-isolation matrix's seeder (`seedTenant(world, label)`, on a started `World`): unlike the world's own
+ * seeders it writes through the public REST routes and tools on purpose, so that every record company B is aimed at
+ * was made the way a client makes it.
  */
 export interface Tenant {
   label: string;

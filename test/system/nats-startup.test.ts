@@ -4,10 +4,21 @@ import { changeJson, type RealtimeEvent } from '../../src/shared/event-bus/event
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
-import { openEventSource, type TestEventSource } from '../utils/sse.js';
+import { openEventSource, openRaw, type RawStream, type TestEventSource } from '../utils/sse.js';
 import { World } from '../utils/world.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The blocks of a raw stream: `{id, event, data, retry, comment}` per block, in order. */
+function blocks(raw: RawStream): Array<Record<string, string>> {
+  return raw
+    .body()
+    .split('\n\n')
+    .map((b) => b.replace(/^\n+/, ''))
+    .filter((b) => b !== '')
+    .map((b) => Object.fromEntries(b.split('\n').map((line) => (line.startsWith(': ') ? ['comment', line.slice(2)] : [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]))));
+}
+const dataIds = (raw: RawStream) => blocks(raw).filter((b) => b.data !== undefined && b.event === undefined).map((b) => b.id);
 
 async function until(what: string, cond: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -101,4 +112,52 @@ describe('stopping while NATS is down', () => {
     await app.close();
     expect(app.logs.filter((l) => l.level === 'fatal' || l.level === 'error')).toEqual([]);
   });
+});
+
+/** Resume across instances (docs/sse.md): moved here from the e2e resume suite, as it stops and starts a nats-server. */
+describe('two instances over NATS', () => {
+  let nats: TestNatsServer;
+  let a: World;
+  let b: World;
+
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await nats?.stop();
+  });
+
+  it('defect 1: an instance started while NATS is down delivers, once NATS is up, what another instance committed meanwhile', async () => {
+    nats = await TestNatsServer.reserve();
+    const env = { NATS_URL: nats.url, BUS_SUBJECT_PREFIX: `r${randomUUID().slice(0, 8)}`, SSE_HEARTBEAT_MS: '60000' };
+    a = await World.start({ env });
+    b = await World.start({ env, sharing: a });
+    const c = await a.ids.company();
+    const u = await a.ids.user(c.uuid);
+    const ha = new HttpClient(a.url);
+    await ha.login(u.email, u.password);
+    // One session, used on both instances (as a browser behind a load balancer).
+    const hb = new HttpClient(b.url);
+    hb.cookie = ha.cookie;
+    const onB = await openRaw(`${b.url}/api/events`, { cookie: hb.cookie! });
+    await onB.waitForText('retry: ');
+    // NATS is down: a commit on A reaches only A's streams (and the log).
+    const project = (await ha.post('/api/projects', { name: 'While down' })).body.data.uuid as string;
+    const idea = (await ha.post(`/api/projects/${project}/ideas`, { title: 'Committed while NATS was down' })).body.data.uuid as string;
+    await sleep(300);
+    expect(onB.body()).not.toContain(idea);
+    await nats.start();
+    // Once both connect, B reads what it missed from the log; its stream is not ended for it.
+    await onB.waitForText(idea, 15_000);
+    expect(dataIds(onB)).toHaveLength(1);
+    // And live relaying works both ways from then on, logout included.
+    const second = (await hb.post(`/api/projects/${project}/ideas`, { title: 'After' })).body.data.uuid as string;
+    const onA = await openRaw(`${a.url}/api/events`, { cookie: ha.cookie! });
+    await onA.waitForText('retry: ');
+    const third = (await hb.post(`/api/projects/${project}/ideas`, { title: 'Relayed' })).body.data.uuid as string;
+    await onA.waitForText(third, 5000);
+    await onB.waitForText(second, 5000);
+    // Logging out on B ends the session's streams on B and, through a session-ended message on the bus, on A.
+    await hb.post('/api/auth/logout');
+    await Promise.all([onA.ended, onB.ended]);
+  }, 60_000);
 });
