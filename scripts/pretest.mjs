@@ -1,5 +1,6 @@
 // Runs before `npm test`: makes sure the system tools the end-to-end tests drive are present.
-// Debian's Chromium (for the browser tests: browser-client, oauth-browser) is installed with apt when missing and we are root.
+// Debian's Chromium (for the browser tests: security-headers in npm test; browser-client, oauth-browser, the failover
+// test in test:system) is installed with apt when missing and we are root.
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
