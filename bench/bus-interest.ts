@@ -29,7 +29,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { IdentityAdminService, PasswordHasher } from '../src/modules/identity/index.js';
 import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { freePort } from '../src/shared/database/embedded-postgres.js';
 import { api } from './lib/rest.js';
@@ -272,7 +272,7 @@ function print(r: PhaseResult): void {
 const t0 = Date.now();
 const scratch = await scratchDatabase(logger, 'interest');
 try {
-  const admin = new IdentityAdminService(new UserRepository(scratch.db.dataSource.manager));
+  const admin = new IdentityAdminService(new UserRepository(scratch.db.dataSource.manager), new PasswordHasher());
   const companies: Array<{ uuid: string; email: string; password: string }> = [];
   for (let i = 0; i < COMPANIES; i++) {
     const company = await admin.createCompany(`Interest ${i}`);

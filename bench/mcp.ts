@@ -54,7 +54,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
-import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { IdentityAdminService, PasswordHasher } from '../src/modules/identity/index.js';
 import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { ECHO_TOOL, SAME_WORK_TOOLS } from './bare-mcp-server.js';
 import type { LoadResult, RunMsg } from './mcp-load.js';
@@ -221,7 +221,7 @@ async function dbBackends(ds: DataSource): Promise<number[]> {
 
 /** A company and user in the database; over REST: a project, one task with a criterion, an agent and key per preset. */
 async function seed(ds: DataSource, base: string): Promise<{ keys: Record<string, string>; projectUuid: string; taskUuid: string; writeTasks: string[] }> {
-  const admin = new IdentityAdminService(new UserRepository(ds.manager));
+  const admin = new IdentityAdminService(new UserRepository(ds.manager), new PasswordHasher());
   const company = await admin.createCompany('Bench');
   const email = `bench-${company.uuid}@example.test`;
   await admin.createUser({ companyUuid: company.uuid, email, name: 'Bench', password: 'bench-password' });

@@ -28,7 +28,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
-import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { IdentityAdminService, PasswordHasher } from '../src/modules/identity/index.js';
 import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { DELTA_MAX_RECORDS } from '../src/modules/notifications/domain/inbox.rules.js';
 import { DELTA_STATEMENT } from '../src/modules/notifications/notification.repository.js';
@@ -144,7 +144,7 @@ async function fill(q: Query, companyUuid: string, project: { uuid: string; name
 
 /** A user, a project, a task to comment on and AGENTS agents with a key each, over the REST API of `base`. */
 async function seed(ds: DataSource, base: string) {
-  const admin = new IdentityAdminService(new UserRepository(ds.manager));
+  const admin = new IdentityAdminService(new UserRepository(ds.manager), new PasswordHasher());
   const company = await admin.createCompany('Bench wait');
   const email = `bench-wait-${randomBytes(4).toString('hex')}@example.test`;
   const password = `pw-${randomBytes(12).toString('hex')}`;

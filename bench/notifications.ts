@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import { pino } from 'pino';
-import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { IdentityAdminService, PasswordHasher } from '../src/modules/identity/index.js';
 import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { INBOX_STATEMENT, listStatement, type ListQuery, type Recipient } from '../src/modules/notifications/notification.repository.js';
 import { scratchDatabase } from './lib/scratch-db.js';
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   let server: { url: string; stop: () => Promise<void> } | null = null;
   try {
     const ds = db.dataSource;
-    const admin = new IdentityAdminService(new UserRepository(ds.manager));
+    const admin = new IdentityAdminService(new UserRepository(ds.manager), new PasswordHasher());
     const company = await admin.createCompany('Bench');
     const password = 'bench-password';
     const email = `bench-${randomBytes(4).toString('hex')}@example.test`;

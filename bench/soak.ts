@@ -37,7 +37,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
-import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { IdentityAdminService, PasswordHasher } from '../src/modules/identity/index.js';
 import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { scratchDatabase } from './lib/scratch-db.js';
 import { findSecrets } from '../src/shared/logging/secret-scan.js';
@@ -153,7 +153,7 @@ interface Seeded {
 
 /** Users directly in the database (there is no public sign-up); everything else over the REST API. */
 async function seed(ds: DataSource, base: string): Promise<Seeded> {
-  const admin = new IdentityAdminService(new UserRepository(ds.manager));
+  const admin = new IdentityAdminService(new UserRepository(ds.manager), new PasswordHasher());
   const company = await admin.createCompany('Soak');
   const secrets: string[] = [];
   const cookies: string[] = [];

@@ -25,7 +25,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { IdentityAdminService, PasswordHasher } from '../src/modules/identity/index.js';
 import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { formatSummary, summarize } from './lib/profile-summary.js';
 import { api } from './lib/rest.js';
@@ -165,7 +165,7 @@ async function scenario(s: (typeof SCENARIOS)[number], index: number): Promise<{
   try {
     server = await startServiceProcess({ env: { DATABASE_URL: dbUrl, LOG_LEVEL: 'warn', MCP_RATE_LIMIT_PER_MINUTE: '0', SSE_MAX_STREAMS_PER_USER: '100000' }, serverFile: SERVER });
     const base = server.url;
-    const admin = new IdentityAdminService(new UserRepository(db.dataSource.manager));
+    const admin = new IdentityAdminService(new UserRepository(db.dataSource.manager), new PasswordHasher());
     const company = await admin.createCompany('Burst');
     const email = `burst-${randomBytes(3).toString('hex')}@example.test`;
     const password = `pw-${randomBytes(12).toString('hex')}`;

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
-import { IdentityAdminService } from '../src/modules/identity/index.js';
+import { IdentityAdminService, PasswordHasher } from '../src/modules/identity/index.js';
 import { UserRepository } from '../src/modules/identity/user.repository.js';
 import { changeJson } from '../src/shared/event-bus/events.js';
 import { StreamLog } from '../src/shared/stream-log/stream-log.js';
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
     server = await start();
     const base = server.url;
     // Seed: one company, one user (its session is in the database, so it outlives the instance), one project.
-    const admin = new IdentityAdminService(new UserRepository(db.dataSource.manager));
+    const admin = new IdentityAdminService(new UserRepository(db.dataSource.manager), new PasswordHasher());
     const company = await admin.createCompany('Storm');
     const email = `storm-${randomBytes(3).toString('hex')}@example.test`;
     const password = `pw-${randomBytes(12).toString('hex')}`;

@@ -7,15 +7,16 @@ import type { DataSource } from 'typeorm';
  */
 
 export async function identityServices(ds: DataSource) {
-  const [{ IdentityAdminService }, { UserRepository }, { AgentService }, { AgentRepository }, { EventEmitter2 }] = await Promise.all([
+  const [{ IdentityAdminService }, { PasswordHasher }, { UserRepository }, { AgentService }, { AgentRepository }, { EventEmitter2 }] = await Promise.all([
     import('../modules/identity/identity-admin.service.js'),
+    import('../modules/identity/password-hasher.js'),
     import('../modules/identity/user.repository.js'),
     import('../modules/identity/agent.service.js'),
     import('../modules/identity/agent.repository.js'),
     import('@nestjs/event-emitter'),
   ]);
   // No command archives an agent, the one agent mutation that dispatches an in-transaction event: nothing listens.
-  return { admin: new IdentityAdminService(new UserRepository(ds.manager)), agents: new AgentService(ds, new AgentRepository(ds.manager), new EventEmitter2()) };
+  return { admin: new IdentityAdminService(new UserRepository(ds.manager), new PasswordHasher()), agents: new AgentService(ds, new AgentRepository(ds.manager), new EventEmitter2()) };
 }
 
 export async function grantServices(ds: DataSource) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors/app-error.js';
-import { hashPassword } from './domain/credentials.js';
+import { PasswordHasher } from './password-hasher.js';
 import { UserRepository } from './user.repository.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -9,7 +9,10 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Operator-only identity writes (the admin CLI): companies and users have no REST creation route. */
 @Injectable()
 export class IdentityAdminService {
-  constructor(private readonly users: UserRepository) {}
+  constructor(
+    private readonly users: UserRepository,
+    private readonly passwords: PasswordHasher,
+  ) {}
 
   async createCompany(rawName: string): Promise<{ uuid: string; name: string }> {
     const name = rawName.trim();
@@ -27,7 +30,7 @@ export class IdentityAdminService {
     const company = await this.users.company(input.companyUuid);
     if (!company) throw new NotFoundError('Company');
     if (await this.users.emailTaken(email)) throw new ConflictError(`A user with email ${email} already exists`);
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.passwords.hash(input.password);
     const user = await this.users.insertUser({ uuid: randomUUID(), companyUuid: company.uuid, email, name, passwordHash }).catch((err: unknown) => {
       // A concurrent creation of the same email.
       if ((err as { code?: string }).code === '23505') throw new ConflictError(`A user with email ${email} already exists`);

@@ -7,6 +7,7 @@ import { AgentService } from './agent.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { IdentityAdminService } from './identity-admin.service.js';
+import { PasswordHasher } from './password-hasher.js';
 import { LoginThrottleRepository } from './login-throttle.repository.js';
 import { LoginThrottle } from './login-throttle.js';
 import { UserSessionPruner } from './user-session.pruner.js';
@@ -23,6 +24,7 @@ import { UserRepository } from './user.repository.js';
     AuthService,
     AgentService,
     IdentityAdminService,
+    PasswordHasher,
     LoginThrottle,
     UserSessionPruner,
     { provide: CredentialResolver, useExisting: AuthService },

@@ -2,7 +2,16 @@ import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } 
 
 /** Password hashing, session tokens and agent keys (docs/platform.md §2). Only hashes are ever stored. */
 
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 64 } as const;
+/** scrypt's cost parameters for new hashes. */
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+  keylen: number;
+}
+
+/** The parameters of every hash the service writes. */
+export const SCRYPT: ScryptParams = { N: 16384, r: 8, p: 1, keylen: 64 };
 
 function scryptAsync(password: string, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
@@ -11,10 +20,10 @@ function scryptAsync(password: string, salt: Buffer, keylen: number, opts: Scryp
 }
 
 /** `scrypt$N$r$p$<salt b64>$<hash b64>`: parameters travel with the hash so they can change later. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, params: ScryptParams = SCRYPT): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await scryptAsync(password, salt, params.keylen, { N: params.N, r: params.r, p: params.p });
+  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
