@@ -10,7 +10,7 @@ import { MIGRATIONS } from '../../migrations/index.js';
 import { ENTITIES } from '../../src/entities.js';
 import { createDataSource } from '../../src/shared/database/data-source.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
-import { startService, type RunningService } from '../../src/bootstrap.js';
+import type { RunningService } from '../../src/bootstrap.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { CoreModule } from '../../src/shared/core.module.js';
 import { Lifecycle } from '../../src/shared/lifecycle.js';
@@ -26,7 +26,7 @@ import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { CollaborationModule } from '../../src/modules/collaboration/index.js';
 import { DocumentsModule } from '../../src/modules/documents/index.js';
 import { IdeasModule } from '../../src/modules/ideas/index.js';
-import { IdentityModule, type AgentRecord } from '../../src/modules/identity/index.js';
+import { IdentityModule, PasswordHasher, type AgentRecord } from '../../src/modules/identity/index.js';
 import { ProjectsModule, ProjectService } from '../../src/modules/projects/index.js';
 import { ProposalsModule } from '../../src/modules/proposals/index.js';
 import { SessionsModule } from '../../src/modules/sessions/index.js';
@@ -38,7 +38,7 @@ import type { GroupRecord } from '../../src/modules/projects/index.js';
 import type { IdeaRecord } from '../../src/modules/ideas/index.js';
 import type { NewTaskInput, TaskStatus, TaskSummary } from '../../src/modules/tasks/index.js';
 import { HttpClient } from './http.js';
-import { callTool, mcpClient, type ToolResult } from './mcp-client.js';
+import type { ToolResult } from './mcp-client.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 /**
@@ -137,6 +137,8 @@ export class World {
     // The app gets a pool of its own, configured as the service configures its pool (statement timeouts included);
     // the test's own pool (`w.ds`, factories, direct queries) stays apart, as a separate process would be.
     const dataSource = await openAppPool(w.db, config.dbStatementTimeoutMs);
+    // Loaded here, not at the top: a file of `World.database()` tests never pays for the whole app's modules.
+    const { startService } = await import('../../src/bootstrap.js');
     w.running = await startService(config, logger, { database: { dataSource, embedded: null, close: async () => void (await dataSource.destroy()) }, clock: opts.clock });
     w.appConfig = config;
     return w;
@@ -258,12 +260,14 @@ export class World {
 
   /** An SDK client on `key` (closed with the world). */
   async mcp(key: string, headers: Record<string, string> = {}): Promise<Client> {
+    const { mcpClient } = await import('./mcp-client.js');
     const client = await mcpClient(this.url, key, headers);
     this.clients.push(client);
     return client;
   }
 
-  call<T = any>(who: { client: Client } | Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult<T>> {
+  async call<T = any>(who: { client: Client } | Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult<T>> {
+    const { callTool } = await import('./mcp-client.js');
     return callTool<T>('client' in who ? who.client : who, name, args);
   }
 
@@ -311,6 +315,16 @@ class UnloggedStreamLog extends StreamLog {
   }
 }
 
+/**
+ * The users a world seeds get scrypt's lowest cost the service accepts (N = 1024, not 16384): seeding and logging in
+ * hundreds of users would otherwise cost about a minute of CPU per run. Verification reads the parameters stored with
+ * each hash, so logins run the service's own code; the service's parameters are checked where it writes hashes itself
+ * (src/modules/identity/domain/credentials.spec.ts, the CLI's `user create` in test/system/cli.test.ts).
+ */
+class SeedingPasswordHasher extends PasswordHasher {
+  protected override readonly params = { N: 1024, r: 8, p: 1, keylen: 64 };
+}
+
 /** A Nest module class (or dynamic module) a world compiles. */
 export type WorldModule = Type<unknown> | DynamicModule;
 
@@ -337,6 +351,7 @@ async function compileContext(
   // Nest's own log lines (an `@OnEvent` handler's failure, say) go to the given logger, as the app's do.
   const builder = Test.createTestingModule({ imports: [core, ...opts.modules] }).setLogger(opts.logger ? new PinoNestLogger(opts.logger) : silentNest);
   if (!opts.logStreams) builder.overrideProvider(StreamLog).useClass(UnloggedStreamLog);
+  builder.overrideProvider(PasswordHasher).useClass(SeedingPasswordHasher);
   const moduleRef = await builder.compile();
   await moduleRef.init();
   return moduleRef;
