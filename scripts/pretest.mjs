@@ -1,6 +1,6 @@
-// Runs before `npm test`: makes sure the system tools the end-to-end tests drive are present.
-// Debian's Chromium (for the browser tests: security-headers in npm test; browser-client, oauth-browser, the failover
-// test in test:system) is installed with apt when missing and we are root.
+// Runs before `npm run test:system`: makes sure the programs the system suites drive are present. Debian's Chromium
+// (browser-client, oauth-browser, external-clients, the failover test) is installed with apt when missing and we are
+// root. `npm test` drives no browser and needs nothing from here.
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 

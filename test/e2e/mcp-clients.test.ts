@@ -1,17 +1,12 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ProposalFactory } from '../factories/proposal.factory.js';
 import { mcpClient, mcpClientV1, rpc, type Negotiation } from '../utils/mcp-client.js';
 import { World } from '../utils/world.js';
 
 /**
  * Real clients of both protocol eras against the real endpoint (docs/platform.md §4): the official TypeScript SDK v2
- * client pinned to 2026-07-28, negotiating (`auto`) and in its default mode, the v1 SDK client, and the MCP
- * Inspector CLI as a child process.
+ * client pinned to 2026-07-28, negotiating (`auto`) and in its default mode, and the v1 SDK client. The MCP Inspector
+ * CLI (a child process) is driven in test/system/external-clients.test.ts.
  */
-const run = promisify(execFile);
-const INSPECTOR = join(process.cwd(), 'node_modules', '.bin', 'mcp-inspector');
 
 describe('MCP clients of both eras (e2e)', () => {
   let app: World;
@@ -92,16 +87,4 @@ describe('MCP clients of both eras (e2e)', () => {
     expect(mismatch.status).toBe(400);
     expect(mismatch.json.error.code).toBe(-32020);
   });
-
-  it('the MCP Inspector CLI lists the tools and calls a read tool, exit code 0', async () => {
-    const common = ['--cli', `${app.url}/api/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`];
-    const list = await run(INSPECTOR, [...common, '--method', 'tools/list'], { timeout: 60_000 });
-    expect(JSON.parse(list.stdout).tools.map((t: { name: string }) => t.name)).toContain('svc_get_project');
-    const call = await run(INSPECTOR, [...common, '--method', 'tools/call', '--tool-name', 'svc_get_project', '--tool-arg', `projectUuid=${projectUuid}`], { timeout: 60_000 });
-    const result = JSON.parse(call.stdout) as { content: Array<{ text: string }>; isError?: boolean };
-    expect(result.isError).toBeFalsy();
-    expect(JSON.parse(result.content[0].text)).toMatchObject({ uuid: projectUuid });
-    // A failing call exits non-zero: a bad key.
-    await expect(run(INSPECTOR, ['--cli', `${app.url}/api/mcp`, '--transport', 'http', '--header', 'Authorization: Bearer agk_nope', '--method', 'tools/list'], { timeout: 60_000 })).rejects.toMatchObject({ code: expect.any(Number) });
-  }, 180_000);
 });
