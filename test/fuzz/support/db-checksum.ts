@@ -12,57 +12,70 @@ export const VOLATILE_COLUMNS: Record<string, string[]> = {
   agent_api_key: ['last_used_at'],
 };
 
+/** The table the write counters live in (created by `DbChecksum.take`, left out of the checksum). */
+const COUNTERS = 'fuzz_table_writes';
+
 /**
  * One md5 per table over its rows as JSON (minus volatile columns), in a deterministic order.
  *
- * Hashing every row costs tens of milliseconds on a grown fuzz database, and most cases write nothing; so each table
- * also gets a cheap fingerprint — its row count and the newest `xmin` among its rows — and its md5 is recomputed only
- * when that changed. The fingerprint moves with every write that could change the md5: an INSERT or UPDATE leaves a
- * row version stamped with the writing transaction's id, which is newer than every id already in the table (ids are
- * handed out in order and the earlier writers have committed), and a DELETE alone lowers the count.
+ * Hashing every row costs milliseconds per table on a grown fuzz database, and most cases write nothing; so the first
+ * snapshot installs a statement-level trigger on every table that counts its write statements (INSERT, UPDATE, DELETE,
+ * TRUNCATE) in `fuzz_table_writes`, in the writer's own transaction, and a table's md5 is recomputed only when its
+ * count moved. Every write that could change a hash moves the count and commits with it (a rolled-back write rolls
+ * back its count too); a statement that matched no row moves it as well, which only costs a recompute.
  */
 export class DbChecksum {
-  private sql: { fingerprints: string; hashes: Map<string, string> } | null = null;
-  private readonly last = new Map<string, { fingerprint: string; sum: string }>();
+  private sql: Map<string, string> | null = null;
+  private readonly last = new Map<string, { writes: string; sum: string }>();
   /** How many table hashes were computed (the rest reused); for the suites' outcome report. */
   recomputed = 0;
 
   constructor(private readonly db: DataSource) {}
 
-  private async statements(): Promise<{ fingerprints: string; hashes: Map<string, string> }> {
+  /** The hash statement of every table; on the first call, the counting triggers. */
+  private async statements(): Promise<Map<string, string>> {
     if (this.sql) return this.sql;
-    const tables = (await this.db.query(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
-    )) as Array<{ table_name: string }>;
+    const tables = (
+      (await this.db.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+      )) as Array<{ table_name: string }>
+    ).filter((t) => t.table_name !== COUNTERS);
     if (tables.length < 5) throw new Error(`only ${tables.length} tables found`);
-    const fingerprints = tables
-      .map(({ table_name: t }) => `SELECT '${t}' AS t, count(*)::text || '/' || coalesce(max(x.xmin::text::bigint), 0)::text AS f FROM "${t}" x`)
-      .join('\nUNION ALL\n');
-    const hashes = new Map(
+    await this.db.query(`CREATE TABLE IF NOT EXISTS ${COUNTERS} (t text PRIMARY KEY, n bigint NOT NULL)`);
+    await this.db.query(`CREATE OR REPLACE FUNCTION ${COUNTERS}_count() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO ${COUNTERS} (t, n) VALUES (TG_TABLE_NAME, 1) ON CONFLICT (t) DO UPDATE SET n = ${COUNTERS}.n + 1;
+        RETURN NULL;
+      END $$`);
+    for (const { table_name: t } of tables) {
+      await this.db.query(`CREATE OR REPLACE TRIGGER ${COUNTERS}_w AFTER INSERT OR UPDATE OR DELETE ON "${t}" FOR EACH STATEMENT EXECUTE FUNCTION ${COUNTERS}_count()`);
+      await this.db.query(`CREATE OR REPLACE TRIGGER ${COUNTERS}_t AFTER TRUNCATE ON "${t}" FOR EACH STATEMENT EXECUTE FUNCTION ${COUNTERS}_count()`);
+    }
+    this.sql = new Map(
       tables.map(({ table_name: t }) => {
         const drop = (VOLATILE_COLUMNS[t] ?? []).map((c) => ` - '${c}'`).join('');
         return [t, `SELECT count(*)::int AS n, md5(coalesce(string_agg(r, E'\\n' ORDER BY r), '')) AS h FROM (SELECT (to_jsonb(x)${drop})::text AS r FROM "${t}" x) s`];
       }),
     );
-    this.sql = { fingerprints, hashes };
     return this.sql;
   }
 
   /** table → `<rows>:<md5>` */
   async take(): Promise<Record<string, string>> {
     const sql = await this.statements();
-    const fingerprints = (await this.db.query(sql.fingerprints)) as Array<{ t: string; f: string }>;
+    const counts = new Map(((await this.db.query(`SELECT t, n::text AS n FROM ${COUNTERS}`)) as Array<{ t: string; n: string }>).map((r) => [r.t, r.n]));
     const out: Record<string, string> = {};
-    for (const { t, f } of fingerprints) {
+    for (const [t, statement] of sql) {
+      const writes = counts.get(t) ?? '0';
       const known = this.last.get(t);
-      if (known?.fingerprint === f) {
+      if (known?.writes === writes) {
         out[t] = known.sum;
         continue;
       }
-      const [{ n, h }] = (await this.db.query(sql.hashes.get(t)!)) as Array<{ n: number; h: string }>;
+      // The count is read before the hash: a write racing the hash moves it again, and the next call hashes again.
+      const [{ n, h }] = (await this.db.query(statement)) as Array<{ n: number; h: string }>;
       this.recomputed++;
-      // The fingerprint read before the hash: a write racing the hash moves it, and the next call hashes again.
-      this.last.set(t, { fingerprint: f, sum: `${n}:${h}` });
+      this.last.set(t, { writes, sum: `${n}:${h}` });
       out[t] = `${n}:${h}`;
     }
     return out;
