@@ -3,7 +3,7 @@ import { StreamService } from '../../src/modules/realtime/index.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { NotificationFactory } from '../factories/notification.factory.js';
 import { HttpClient } from '../utils/http.js';
-import { openEventSource, openRaw, type RawStream } from '../utils/sse.js';
+import { blocks, dataIds, openEventSource, openRaw } from '../utils/sse.js';
 import { commitChange, commitChanges } from '../utils/stream-frames.js';
 import { World } from '../utils/world.js';
 
@@ -16,16 +16,6 @@ const until = async (cond: () => boolean | Promise<boolean>, timeoutMs = 5000, w
   }
 };
 
-/** The blocks of a raw stream: `{id, event, data, retry, comment}` per block, in order. */
-function blocks(raw: RawStream): Array<Record<string, string>> {
-  return raw
-    .body()
-    .split('\n\n')
-    .map((b) => b.replace(/^\n+/, ''))
-    .filter((b) => b !== '')
-    .map((b) => Object.fromEntries(b.split('\n').map((line) => (line.startsWith(': ') ? ['comment', line.slice(2)] : [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]))));
-}
-const dataIds = (raw: RawStream) => blocks(raw).filter((b) => b.data !== undefined && b.event === undefined).map((b) => b.id);
 
 describe('resumable streams (docs/platform.md §6.2): positions, Last-Event-ID, reset, session binding, caps', () => {
   let app: World;

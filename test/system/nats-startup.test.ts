@@ -4,21 +4,11 @@ import { changeJson, type RealtimeEvent } from '../../src/shared/event-bus/event
 import { StreamLog } from '../../src/shared/stream-log/stream-log.js';
 import { HttpClient } from '../utils/http.js';
 import { TestNatsServer } from '../utils/nats-server.js';
-import { openEventSource, openRaw, type RawStream, type TestEventSource } from '../utils/sse.js';
+import { dataIds, openEventSource, openRaw, type TestEventSource } from '../utils/sse.js';
 import { World } from '../utils/world.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The blocks of a raw stream: `{id, event, data, retry, comment}` per block, in order. */
-function blocks(raw: RawStream): Array<Record<string, string>> {
-  return raw
-    .body()
-    .split('\n\n')
-    .map((b) => b.replace(/^\n+/, ''))
-    .filter((b) => b !== '')
-    .map((b) => Object.fromEntries(b.split('\n').map((line) => (line.startsWith(': ') ? ['comment', line.slice(2)] : [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]))));
-}
-const dataIds = (raw: RawStream) => blocks(raw).filter((b) => b.data !== undefined && b.event === undefined).map((b) => b.id);
 
 async function until(what: string, cond: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -100,3 +100,15 @@ export function openRaw(url: string, headers: Record<string, string> = {}): Prom
     req.on('error', reject);
   });
 }
+
+/** The blocks of a raw stream (`openRaw`): `{id, event, data, retry, comment}` per block, in order. */
+export function blocks(raw: RawStream): Array<Record<string, string>> {
+  return raw
+    .body()
+    .split('\n\n')
+    .map((b) => b.replace(/^\n+/, ''))
+    .filter((b) => b !== '')
+    .map((b) => Object.fromEntries(b.split('\n').map((line) => (line.startsWith(': ') ? ['comment', line.slice(2)] : [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]))));
+}
+/** The ids of a raw stream's data frames (no `event:` line), in order. */
+export const dataIds = (raw: RawStream) => blocks(raw).filter((b) => b.data !== undefined && b.event === undefined).map((b) => b.id);
