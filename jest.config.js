@@ -21,7 +21,7 @@ const common = {
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/throttler/)'],
   setupFilesAfterEnv: ['<rootDir>/test/utils/jest-esm-globals.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/utils/jest-environment.cjs',
 };
 
 /** @type {import('jest').Config} */
