@@ -15,7 +15,7 @@ import { userActor, World, type WorldAgent } from '../utils/world.js';
  * agent's SDK client and tools) and answers a normalised `{ ok, data } | { ok: false, code, message, error }`. Change
  * events are read for both from a real EventSource of the company; a refusal changes no row, no record and emits
  * nothing. What only one surface has (HTTP statuses beyond the code's, query parsing, paging, tool metadata, argument
- * schemas, truncation) stays in rest-tasks.test.ts and tools-tasks.test.ts.
+ * schemas, truncation) stays in tasks.test.ts.
  */
 
 type Ref = { type: 'user' | 'agent'; uuid: string; name: string };

@@ -10,7 +10,7 @@ import { userActor, World } from '../utils/world.js';
  * Programs of their own against the service, each a child process: the MCP Inspector CLI (docs/platform.md §4) and a
  * headless Chromium rendering the Swagger UI under the service's Content-Security-Policy (docs/deploy.md). The
  * in-process clients of both MCP eras are in test/e2e/mcp-clients.test.ts, the headers in
- * test/e2e/security-headers.test.ts.
+ * test/e2e/http.test.ts ("security headers").
  */
 const run = promisify(execFile);
 const INSPECTOR = join(process.cwd(), 'node_modules', '.bin', 'mcp-inspector');

@@ -7,7 +7,7 @@ import { countedJson, TOKEN_BUDGETS } from '../../bench/lib/catalogue-tokens.js'
  * docs/tools.md, rendered from the registry the service builds at boot: every tool's name, title, permission, hints,
  * description, input and output schemas, which presets list it, and the catalogue's size per preset in cl100k tokens
  * (what hosts hand the model: name, title, description and input schema). `npm run docs:tools` writes it;
- * test/e2e/docs-tools.test.ts fails when the file is not what the code lists.
+ * test/e2e/tool-catalogue.test.ts ("the catalogue doc") fails when the file is not what the code lists.
  */
 export function renderToolCatalogue(registry: ToolRegistry): string {
   const all = registry.catalogue();
@@ -19,7 +19,7 @@ export function renderToolCatalogue(registry: ToolRegistry): string {
   const out: string[] = [];
   out.push('# Tool catalogue');
   out.push('');
-  out.push('<!-- Generated from the tool registry by `npm run docs:tools`; test/e2e/docs-tools.test.ts keeps it current. Do not edit. -->');
+  out.push('<!-- Generated from the tool registry by `npm run docs:tools`; test/e2e/tool-catalogue.test.ts keeps it current. Do not edit. -->');
   out.push('');
   out.push('The agent tools of `POST /api/mcp`, as `tools/list` shows them, in catalogue order. An agent sees the public and');
   out.push("session tools (no permission) plus the gated tools whose permission bit its preset and custom bits hold; the");
@@ -30,7 +30,7 @@ export function renderToolCatalogue(registry: ToolRegistry): string {
   out.push('## Size per preset');
   out.push('');
   out.push('Tokens: cl100k, of each listed tool\'s name, title, description and input schema as one JSON list (annotations and');
-  out.push('output schemas not counted), against the budget `test/e2e/tools-catalogue-size.test.ts` holds.');
+  out.push('output schemas not counted), against the budget `test/e2e/tool-catalogue.test.ts` holds.');
   out.push('');
   out.push('| preset | tools | tokens | budget |');
   out.push('|---|---|---|---|');

@@ -1,10 +1,109 @@
+import { userActor, World, type WorldAgent } from '../utils/world.js';
+import { ChangeEvents } from '../utils/change-events.js';
+import { HttpClient } from '../utils/http.js';
+import { expectError, expectValidation } from '../utils/rest-expect.js';
+import { SessionService } from '../../src/modules/sessions/session.service.js';
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../src/shared/auth/actor.js';
 import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import type { NewTaskInput } from '../../src/modules/tasks/index.js';
 import type { SeededUser } from '../factories/identity.factory.js';
 import { expectRefused, keysOf, SESSION_RECORD_KEYS, sortedKeys, TASK_SUMMARY_KEYS } from '../utils/mcp-expect.js';
-import { userActor, World, type WorldAgent } from '../utils/world.js';
+import { callTool, mcpClient } from '../utils/mcp-client.js';
+import type { Client } from '@modelcontextprotocol/client';
+
+/** One app for the whole file; each block below seeds companies of its own. */
+let shared: World;
+beforeAll(async () => {
+  shared = await World.start();
+});
+afterAll(() => shared.close());
+
+describe('REST sessions: the read-only view of agent sessions (e2e)', () => {
+  let world: World;
+  let companyA: string;
+  /** Logged-in users of company A and of company B. */
+  let clientA: HttpClient;
+  let clientB: HttpClient;
+  let worker: string;
+  let planner: string;
+  let foreignAgent: string;
+  /** Company A's sessions, newest first. */
+  let sessions: { closed: string; checkedIn: string; idle: string };
+  let taskUuid: string;
+
+  beforeAll(async () => {
+    world = shared;
+    companyA = (await world.company()).uuid;
+    const companyB = (await world.company()).uuid;
+    const [userA, userB] = [await world.user(companyA), await world.user(companyB)];
+    [clientA, clientB] = [await world.login(userA), await world.login(userB)];
+    const service = world.get(SessionService);
+    const dev = await world.agent(companyA, userA.uuid, { preset: 'developer_agent' });
+    const pm = await world.agent(companyA, userA.uuid, { preset: 'pm_agent' });
+    const outsider = await world.agent(companyB, userB.uuid);
+    [worker, planner, foreignAgent] = [dev.uuid, pm.uuid, outsider.uuid];
+    const actorA = userActor(userA);
+    const project = await world.project(actorA);
+    taskUuid = (await world.domain.task(actorA, project, { title: 'Build it' })).uuid;
+
+    const idle = (await service.create(dev.actor, { name: 'idle' })).uuid;
+    const checkedIn = (await service.create(dev.actor, { name: 'worker' })).uuid;
+    await service.checkinTask(dev.actor, { sessionUuid: checkedIn, taskUuid });
+    const closed = (await service.create(pm.actor, { name: 'planner' })).uuid;
+    await service.close(pm.actor, { sessionUuid: closed });
+    await service.create(outsider.actor, { name: 'theirs' });
+    sessions = { closed, checkedIn, idle };
+  });
+
+
+  const uuids = (res: { body: { data: { sessions: Array<{ uuid: string }> } } }) => res.body.data.sessions.map((s) => s.uuid);
+
+  it('answers 401 without a session cookie', async () => {
+    expectError(await world.http().get('/api/sessions'), 401, 'UNAUTHORIZED');
+  });
+
+  it("lists the company's sessions newest first with their open check-ins, and publishes nothing", async () => {
+    const changes = await ChangeEvents.open(world, clientA.cookie!, companyA);
+    const res = await clientA.get('/api/sessions');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ sessions: expect.any(Array), page: 1, pageSize: 20, total: 3 });
+    expect(uuids(res)).toEqual([sessions.closed, sessions.checkedIn, sessions.idle]);
+    expect(res.body.data.sessions[1]).toEqual({
+      uuid: sessions.checkedIn,
+      agentUuid: worker,
+      name: 'worker',
+      description: '',
+      status: 'active',
+      lastActiveAt: expect.any(String),
+      closedAt: null,
+      checkins: [{ taskUuid, taskTitle: 'Build it', checkinAt: expect.any(String) }],
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    expect(res.body.data.sessions[0]).toEqual(expect.objectContaining({ agentUuid: planner, status: 'closed', closedAt: expect.any(String), checkins: [] }));
+    await changes.expectQuiet();
+    changes.close();
+  });
+
+  it('filters by agent and status and pages; a foreign agent has no sessions here', async () => {
+    expect(uuids(await clientA.get(`/api/sessions?agentUuid=${worker}`))).toEqual([sessions.checkedIn, sessions.idle]);
+    expect(uuids(await clientA.get('/api/sessions?status=closed'))).toEqual([sessions.closed]);
+    expect(uuids(await clientA.get(`/api/sessions?agentUuid=${worker}&status=active&page=2&pageSize=1`))).toEqual([sessions.idle]);
+    expect(uuids(await clientA.get('/api/sessions?limit=1&offset=1'))).toEqual([sessions.checkedIn]);
+    const foreign = await clientA.get(`/api/sessions?agentUuid=${foreignAgent}`);
+    expect(foreign.body.data).toEqual({ sessions: [], page: 1, pageSize: 20, total: 0 });
+    const theirs = await clientB.get('/api/sessions');
+    expect(theirs.body.data.sessions.map((s: { name: string }) => s.name)).toEqual(['theirs']);
+  });
+
+  it('refuses bad filters and paging with 400 details', async () => {
+    expectValidation(await clientA.get('/api/sessions?agentUuid=x'), 'agentUuid');
+    expectValidation(await clientA.get('/api/sessions?status=paused'), 'status');
+    expectValidation(await clientA.get('/api/sessions?pageSize=0'), 'pageSize');
+    expect((await clientA.get('/api/sessions?taskUuid=x')).status).toBe(200);
+  });
+});
 
 /** Session tools (docs/tool-conventions.md §5.3) through the official SDK client over HTTP. */
 describe('session tools (e2e)', () => {
@@ -20,7 +119,7 @@ describe('session tools (e2e)', () => {
   let foreign: { owner: Actor; projectUuid: string; admin: WorldAgent };
 
   beforeAll(async () => {
-    world = await World.start();
+    world = shared;
     const c = await world.company();
     companyUuid = c.uuid;
     ownerUser = await world.user(c.uuid, { name: 'Owner' });
@@ -33,7 +132,7 @@ describe('session tools (e2e)', () => {
     foreign = { owner: mallory, projectUuid: await world.project(mallory), admin: await world.agent(f.uuid, mallory.uuid, { preset: 'admin_agent', name: 'Evil' }) };
     events = world.recordEvents();
   }, 60_000);
-  afterAll(() => world.close());
+
   beforeEach(() => takeEvents());
 
   const takeEvents = (): RealtimeEvent[] => events.splice(0, events.length);
@@ -294,5 +393,117 @@ describe('session tools (e2e)', () => {
     ];
     for (const [tool, extra] of calls) await refused(foreign.admin, tool, { sessionUuid: s.uuid, ...extra }, 'NOT_FOUND', 'Session not found', [s.uuid], [task]);
     expect((await world.ok(foreign.admin, 'svc_list_sessions')).sessions.map((x: { uuid: string }) => x.uuid)).not.toContain(s.uuid);
+  });
+});
+
+describe('svc_checkin and the notification tools (e2e, SDK client)', () => {
+  let app: World;
+  let http: HttpClient;
+  let client: Client;
+  let agentUuid: string;
+  let owner: { uuid: string; name: string; email: string };
+  let projects: string[];
+  let ideaUuid: string;
+
+  /** A user comment mentioning the agent: one `mentioned` notification for it. */
+  const mention = async (projectIdx = 0) => {
+    const res = await http.post('/api/comments', { targetType: 'idea', targetUuid: projectIdx === 0 ? ideaUuid : ideaInSecond, content: `ping @[Bot](agent:${agentUuid})` });
+    expect(res.status).toBe(201);
+  };
+  let ideaInSecond: string;
+
+  beforeAll(async () => {
+    app = shared;
+    const f = app.ids;
+    const company = await f.company();
+    const user = await f.user(company.uuid, { name: 'Owner Person' });
+    owner = { uuid: user.uuid, name: user.name, email: user.email };
+    const { agent, key } = await f.agent(company.uuid, user.uuid, { preset: 'pm_agent', name: 'Bot' });
+    agentUuid = agent.uuid;
+    http = new HttpClient(app.url);
+    await http.login(user.email, user.password);
+    projects = [];
+    for (const name of ['P1', 'P2']) projects.push((await http.post('/api/projects', { name })).body.data.uuid);
+    client = await mcpClient(app.url, key, { 'X-Service-Project': projects[1] });
+    // 12 ideas claimed by the agent, alternating projects, so the checkin tracker must cut to the newest 10.
+    for (let i = 0; i < 12; i++) {
+      const created = await callTool(client, 'svc_pm_create_idea', { projectUuid: projects[i % 2], title: `Idea ${i}` });
+      expect(created.isError).toBe(false);
+      expect((await callTool(client, 'svc_claim_idea', { ideaUuid: created.data.uuid })).isError).toBe(false);
+    }
+    ideaUuid = (await http.post(`/api/projects/${projects[0]}/ideas`, { title: 'Mention host' })).body.data.uuid;
+    ideaInSecond = (await http.post(`/api/projects/${projects[1]}/ideas`, { title: 'Mention host 2' })).body.data.uuid;
+  }, 60000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('checks in: identity with effective permissions and owner, the ten newest ideas across projects, headers ignored', async () => {
+    for (let i = 0; i < 7; i++) await mention();
+    const res = await callTool(client, 'svc_checkin');
+    expect(res.isError).toBe(false);
+    expect(res.data.agent).toEqual({
+      uuid: agentUuid,
+      name: 'Bot',
+      permissions: ['idea:read', 'idea:write', 'proposal:read', 'proposal:write', 'document:read', 'document:write', 'task:read', 'task:write', 'project:read', 'project:write'],
+      owner,
+    });
+    const ideas = Object.values(res.data.ideaTracker as Record<string, { name: string; ideas: Array<{ title: string; updatedAt: string }> }>).flatMap((p) => p.ideas);
+    expect(ideas).toHaveLength(10);
+    // Both projects appear although the request carried X-Service-Project of the second one only.
+    expect(Object.keys(res.data.ideaTracker).sort()).toEqual([...projects].sort());
+    const titles = ideas.map((i) => i.title);
+    expect(titles).not.toContain('Idea 0');
+    expect(titles).not.toContain('Idea 1');
+    // The summary: the 5 newest unread, then marked read; `unread` counted after the marking.
+    expect(res.data.notifications.recent).toHaveLength(5);
+    expect(res.data.notifications.unread).toBe(2);
+    expect(res.data.notifications.recent[0]).toEqual({
+      uuid: expect.any(String), action: 'mentioned', entityType: 'idea', entityUuid: ideaUuid, entityTitle: 'Mention host',
+      projectUuid: projects[0], actorName: 'Owner Person', message: expect.stringContaining('Owner Person mentioned you'), createdAt: expect.any(String),
+    });
+    const again = await callTool(client, 'svc_checkin');
+    expect(again.data.notifications.recent).toHaveLength(2);
+    expect(again.data.notifications.unread).toBe(0);
+    const agentRecord = await http.get(`/api/agents/${agentUuid}`);
+    expect(agentRecord.body.data.lastActiveAt).not.toBeNull();
+  });
+
+  it('lists unread notifications and marks the returned ones read unless autoMarkRead is false', async () => {
+    await mention();
+    await mention(1);
+    const peek = await callTool(client, 'svc_get_notifications', { autoMarkRead: false });
+    expect(peek.data).toMatchObject({ page: 1, pageSize: 20, total: 2, unreadCount: 2 });
+    const onlySecond = await callTool(client, 'svc_get_notifications', { projectUuid: projects[1], autoMarkRead: false });
+    expect(onlySecond.data.notifications.map((n: { projectUuid: string }) => n.projectUuid)).toEqual([projects[1]]);
+    const got = await callTool(client, 'svc_get_notifications', {});
+    expect(got.data.notifications).toHaveLength(2);
+    expect(got.data.notifications.every((n: { readAt: string | null }) => n.readAt === null)).toBe(true);
+    expect(got.data.unreadCount).toBe(0);
+    const read = await callTool(client, 'svc_get_notifications', { status: 'read', pageSize: 100 });
+    expect(read.data.total).toBe(9);
+    const all = await callTool(client, 'svc_get_notifications', { status: 'all', pageSize: 1, page: 2 });
+    expect(all.data).toMatchObject({ page: 2, pageSize: 1, total: 9 });
+    const bad = await callTool(client, 'svc_get_notifications', { status: 'unknown' });
+    expect(bad.isError).toBe(true);
+    expect(bad.data.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('marks one or all notifications read, with its guards', async () => {
+    await mention();
+    await mention(1);
+    const [first] = (await callTool(client, 'svc_get_notifications', { autoMarkRead: false })).data.notifications;
+    const one = await callTool(client, 'svc_mark_notification_read', { notificationUuid: first.uuid });
+    expect(one.isError).toBe(false);
+    expect(one.data.notification.uuid).toBe(first.uuid);
+    expect(one.data.notification.readAt).not.toBeNull();
+    const all = await callTool(client, 'svc_mark_notification_read', { all: true, projectUuid: projects[1] });
+    expect(all.data).toEqual({ count: first.projectUuid === projects[1] ? 0 : 1 });
+    for (const args of [{}, { notificationUuid: first.uuid, all: true }]) {
+      const res = await callTool(client, 'svc_mark_notification_read', args);
+      expect(res).toEqual({ isError: true, data: { error: { code: 'VALIDATION_ERROR', message: 'notificationUuid or all=true required' } } });
+    }
+    const missing = await callTool(client, 'svc_mark_notification_read', { notificationUuid: '00000000-0000-4000-8000-000000000000' });
+    expect(missing).toEqual({ isError: true, data: { error: { code: 'NOT_FOUND', message: 'Notification not found' } } });
   });
 });
