@@ -6,41 +6,52 @@ import { expectRefused, type TaskFactory } from '../factories/task.factory.js';
 import { type Harness, userActor, World, textsOf } from '../utils/world.js';
 import type { MutationCommitted } from '../../src/shared/event-bus/events.js';
 
+/**
+ * One database for the file and the cast every block reads: a company; `admin`, a user of it (creator, admin moves,
+ * verification marks) who owns the developer agents `dev` and `dev2`; `user2`, another user of the company, who owns
+ * `otherDev`; a project of `admin`. Each test seeds the tasks it reads. `mutations` holds every committed mutation;
+ * the blocks that read it empty it before each test.
+ */
+let world: World;
+let h: Harness;
+let f: TaskFactory;
+let tasks: TaskService;
+let sessions: SessionService;
+let companyUuid: string;
+let projectUuid: string;
+let admin: Actor;
+let dev: Actor;
+let dev2: Actor;
+let user2: Actor;
+let otherDev: Actor;
+const mutations: MutationCommitted[] = [];
+
+beforeAll(async () => {
+  world = await World.database();
+  h = world.h;
+  h.onCommitted((m) => {
+    mutations.push(m);
+  });
+  f = world.tasks;
+  tasks = world.get(TaskService);
+  sessions = world.get(SessionService);
+  companyUuid = (await world.company()).uuid;
+  admin = userActor(await world.user(companyUuid));
+  user2 = userActor(await world.user(companyUuid));
+  dev = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
+  dev2 = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev2' })).actor;
+  otherDev = (await world.agent(companyUuid, user2.uuid, { preset: 'developer_agent', name: 'OtherDev' })).actor;
+  projectUuid = await world.project(admin);
+});
+afterAll(() => world.close());
+
+/** The change event of an update to a task of the project. */
+const updated = (taskUuid: string) => ({ companyUuid, projectUuid, entityType: 'task', entityUuid: taskUuid, action: 'updated' });
+
 /** docs/domain.md §6.1/§6.2: every transition row, its side effects and event, and every guard's refusal. */
 describe('task transitions', () => {
-  let world: World;
-  let h: Harness;
-  let f: TaskFactory;
-  let tasks: TaskService;
-  let sessions: SessionService;
-  let companyUuid: string;
-  let projectUuid: string;
-  /** A user of the company (creator, admin moves, marks), owner of `dev` and `dev2`, two developer agents. */
-  let admin: Actor;
-  let dev: Actor;
-  let dev2: Actor;
-  /** Another user of the same company, and a developer agent it owns. */
-  let user2: Actor;
-  let otherDev: Actor;
-
-  beforeAll(async () => {
-    world = await World.database();
-    h = world.h;
-    f = world.tasks;
-    tasks = world.get(TaskService);
-    sessions = world.get(SessionService);
-    companyUuid = (await world.company()).uuid;
-    admin = userActor(await world.user(companyUuid));
-    user2 = userActor(await world.user(companyUuid));
-    dev = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
-    dev2 = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev2' })).actor;
-    otherDev = (await world.agent(companyUuid, user2.uuid, { preset: 'developer_agent', name: 'OtherDev' })).actor;
-    projectUuid = await world.project(admin);
-  });
-  afterAll(() => world.close());
   beforeEach(() => h.takeEvents());
 
-  const updated = (taskUuid: string) => ({ companyUuid, projectUuid, entityType: 'task', entityUuid: taskUuid, action: 'updated' });
   const lastActivity = async (taskUuid: string) => (await f.activities(taskUuid)).at(-1)!;
   const taskIn = (s: TaskStatus, who: Actor = dev) => world.taskIn(s, admin, projectUuid, who);
 
@@ -373,32 +384,6 @@ describe('task transitions', () => {
 
 /** The acceptance-criteria gate, self-check, verification marks and the reset rule (docs/domain.md §6.3, §6.5). */
 describe('task acceptance criteria', () => {
-  let world: World;
-  let h: Harness;
-  let f: TaskFactory;
-  let tasks: TaskService;
-  let companyUuid: string;
-  let projectUuid: string;
-  /** A user of the company (creator, verification marks) and `dev`, a developer agent it owns. */
-  let admin: Actor;
-  let dev: Actor;
-  /** A developer agent of another user of the same company. */
-  let otherDev: Actor;
-
-  beforeAll(async () => {
-    world = await World.database();
-    h = world.h;
-    f = world.tasks;
-    tasks = world.get(TaskService);
-    companyUuid = (await world.company()).uuid;
-    admin = userActor(await world.user(companyUuid));
-    dev = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
-    otherDev = (await world.agent(companyUuid, (await world.user(companyUuid)).uuid, { preset: 'developer_agent', name: 'OtherDev' })).actor;
-    projectUuid = await world.project(admin);
-  });
-  afterAll(() => world.close());
-
-  const updated = (taskUuid: string) => ({ companyUuid, projectUuid, entityType: 'task', entityUuid: taskUuid, action: 'updated' });
   const get = (uuid: string): Promise<TaskRecord> => tasks.get(admin, { taskUuid: uuid });
   /** criteria[0], [1] required; [2] optional (factory default). */
   const criteriaOf = async (uuid: string) => (await get(uuid)).acceptanceCriteriaItems.map((c) => c.uuid);
@@ -592,35 +577,6 @@ describe('task acceptance criteria', () => {
 
 /** svc_create_tasks, dependency edits (docs/domain.md §6.4) and task deletion (§8). */
 describe('task creation, dependencies and deletion', () => {
-  let world: World;
-  let h: Harness;
-  let f: TaskFactory;
-  let tasks: TaskService;
-  let sessions: SessionService;
-  let companyUuid: string;
-  let projectUuid: string;
-  /** A user of the company, owner of `dev` and `dev2`, two developer agents. */
-  let admin: Actor;
-  let dev: Actor;
-  let dev2: Actor;
-  const mutations: MutationCommitted[] = [];
-
-  beforeAll(async () => {
-    world = await World.database();
-    h = world.h;
-    h.onCommitted((m) => {
-      mutations.push(m);
-    });
-    f = world.tasks;
-    tasks = world.get(TaskService);
-    sessions = world.get(SessionService);
-    companyUuid = (await world.company()).uuid;
-    admin = userActor(await world.user(companyUuid));
-    dev = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
-    dev2 = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev2' })).actor;
-    projectUuid = await world.project(admin);
-  });
-  afterAll(() => world.close());
   beforeEach(() => {
     h.takeEvents();
     mutations.length = 0;
@@ -860,46 +816,11 @@ describe('task creation, dependencies and deletion', () => {
 
 /** svc_update_task field edits and named sessions, svc_report_work (docs/tool-conventions.md §5.2, §5.4). */
 describe('task edits and work reports', () => {
-  let world: World;
-  let h: Harness;
-  let f: TaskFactory;
-  let tasks: TaskService;
-  let sessions: SessionService;
-  let companyUuid: string;
-  let projectUuid: string;
-  /** A user of the company, owner of `dev` and `dev2`, two developer agents. */
-  let admin: Actor;
-  let dev: Actor;
-  let dev2: Actor;
-  /** Another user of the same company, and a developer agent it owns. */
-  let user2: Actor;
-  let otherDev: Actor;
-  const mutations: MutationCommitted[] = [];
-
-  beforeAll(async () => {
-    world = await World.database();
-    h = world.h;
-    h.onCommitted((m) => {
-      mutations.push(m);
-    });
-    f = world.tasks;
-    tasks = world.get(TaskService);
-    sessions = world.get(SessionService);
-    companyUuid = (await world.company()).uuid;
-    admin = userActor(await world.user(companyUuid));
-    user2 = userActor(await world.user(companyUuid));
-    dev = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
-    dev2 = (await world.agent(companyUuid, admin.uuid, { preset: 'developer_agent', name: 'Dev2' })).actor;
-    otherDev = (await world.agent(companyUuid, user2.uuid, { preset: 'developer_agent', name: 'OtherDev' })).actor;
-    projectUuid = await world.project(admin);
-  });
-  afterAll(() => world.close());
   beforeEach(() => {
     h.takeEvents();
     mutations.length = 0;
   });
 
-  const updated = (taskUuid: string) => ({ companyUuid, projectUuid, entityType: 'task', entityUuid: taskUuid, action: 'updated' });
   const sessionRow = async (uuid: string) => (await world.ds.query(`SELECT last_active_at FROM agent_session WHERE uuid = $1`, [uuid]))[0] as { last_active_at: Date };
 
   describe('svc_update_task fields', () => {
