@@ -6,58 +6,64 @@ import { expectAppError, expectIdeaRefused } from '../utils/expect-error.js';
 import { textsOf, userActor, World } from '../utils/world.js';
 import { question } from '../factories/domain.factory.js';
 
-describe('ideas', () => {
-  let world: World;
-  let ideas: IdeaService;
-  let elaboration: ElaborationService;
-  /**
-   * Alice and Bob of one company; pm (pm_agent) and dev (developer_agent) are Alice's agents, pm2 (pm_agent) and admin
-   * (admin_agent) Bob's; Mallory and her admin agent are of another company.
-   */
-  let alice: Actor;
-  let bob: Actor;
-  let pm: Actor;
-  let pm2: Actor;
-  let dev: Actor;
-  let admin: Actor;
-  let mallory: Actor;
-  let malloryAgent: Actor;
-  let projectUuid: string;
-  let otherProjectUuid: string;
-  /** What each committed mutation recorded. */
-  const mutations: MutationCommitted[] = [];
+/**
+ * One database for the file and the cast the `ideas` and `elaboration` blocks read (the `idea moves` and `idea
+ * tracker` blocks seed worlds of their own): see the comments below. Each test seeds the ideas it reads.
+ */
+let world: World;
+let ideas: IdeaService;
+let elaboration: ElaborationService;
+/**
+ * Alice and Bob of one company; pm (pm_agent) and dev (developer_agent) are Alice's agents, pm2 (pm_agent) and admin
+ * (admin_agent) Bob's; Mallory and her admin agent are of another company.
+ */
+let alice: Actor;
+let bob: Actor;
+let pm: Actor;
+let pm2: Actor;
+let dev: Actor;
+let admin: Actor;
+let mallory: Actor;
+let malloryAgent: Actor;
+let projectUuid: string;
+let otherProjectUuid: string;
+/** What each committed mutation recorded. */
+const mutations: MutationCommitted[] = [];
 
-  beforeAll(async () => {
-    world = await World.database();
-    ideas = world.get(IdeaService);
-    elaboration = world.get(ElaborationService);
-    world.h.onCommitted((m) => {
-      mutations.push(m);
-    });
-    const a = (await world.company()).uuid;
-    const aliceU = await world.user(a, { name: 'Alice' });
-    const bobU = await world.user(a, { name: 'Bob' });
-    [alice, bob] = [userActor(aliceU), userActor(bobU)];
-    pm = (await world.agent(a, aliceU.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
-    pm2 = (await world.agent(a, bobU.uuid, { preset: 'pm_agent', name: 'PM2' })).actor;
-    dev = (await world.agent(a, aliceU.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
-    admin = (await world.agent(a, bobU.uuid, { preset: 'admin_agent', name: 'Admin' })).actor;
-    const b = (await world.company()).uuid;
-    const malloryU = await world.user(b, { name: 'Mallory' });
-    mallory = userActor(malloryU);
-    malloryAgent = (await world.agent(b, malloryU.uuid, { preset: 'admin_agent', name: 'Evil' })).actor;
-    projectUuid = (await world.domain.project(alice, { name: 'Main' })).uuid;
-    otherProjectUuid = (await world.domain.project(alice, { name: 'Other' })).uuid;
+beforeAll(async () => {
+  world = await World.database();
+  ideas = world.get(IdeaService);
+  elaboration = world.get(ElaborationService);
+  world.h.onCommitted((m) => {
+    mutations.push(m);
   });
-  afterAll(() => world.close());
+  const a = (await world.company()).uuid;
+  const aliceU = await world.user(a, { name: 'Alice' });
+  const bobU = await world.user(a, { name: 'Bob' });
+  [alice, bob] = [userActor(aliceU), userActor(bobU)];
+  pm = (await world.agent(a, aliceU.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
+  pm2 = (await world.agent(a, bobU.uuid, { preset: 'pm_agent', name: 'PM2' })).actor;
+  dev = (await world.agent(a, aliceU.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
+  admin = (await world.agent(a, bobU.uuid, { preset: 'admin_agent', name: 'Admin' })).actor;
+  const b = (await world.company()).uuid;
+  const malloryU = await world.user(b, { name: 'Mallory' });
+  mallory = userActor(malloryU);
+  malloryAgent = (await world.agent(b, malloryU.uuid, { preset: 'admin_agent', name: 'Evil' })).actor;
+  projectUuid = (await world.domain.project(alice, { name: 'Main' })).uuid;
+  otherProjectUuid = (await world.domain.project(alice, { name: 'Other' })).uuid;
+});
+afterAll(() => world.close());
+
+const refused = (call: () => Promise<unknown>, code: string, message?: string): Promise<void> => expectIdeaRefused(world, call, code, message);
+const activities = (targetUuid: string): Promise<Array<{ action: string; project_uuid: string; value: Record<string, unknown> | null; actor_uuid: string }>> =>
+  world.ds.query(`SELECT action, project_uuid, value, actor_uuid FROM activity WHERE target_uuid = $1 ORDER BY created_at ASC, uuid ASC`, [targetUuid]);
+
+describe('ideas', () => {
   beforeEach(() => {
     world.h.takeEvents();
     mutations.length = 0;
   });
 
-  const refused = (call: () => Promise<unknown>, code: string, message?: string): Promise<void> => expectIdeaRefused(world, call, code, message);
-  const activities = (targetUuid: string): Promise<Array<{ action: string; project_uuid: string; value: Record<string, unknown> | null; actor_uuid: string }>> =>
-    world.ds.query(`SELECT action, project_uuid, value, actor_uuid FROM activity WHERE target_uuid = $1 ORDER BY created_at ASC, uuid ASC`, [targetUuid]);
   /** The stored idea row, for "unchanged on refusal" comparisons. */
   const ideaRow = async (uuid: string): Promise<Record<string, unknown> | undefined> => (await world.ds.query(`SELECT * FROM idea WHERE uuid = $1`, [uuid]))[0];
 
@@ -760,46 +766,11 @@ describe('the idea tracker', () => {
 });
 
 describe('elaboration', () => {
-  let world: World;
-  let ideas: IdeaService;
-  let elaboration: ElaborationService;
-  /** Alice and Bob of one company; pm (pm_agent) and dev (developer_agent) are Alice's agents, pm2 (pm_agent) and admin (admin_agent) Bob's. */
-  let alice: Actor;
-  let bob: Actor;
-  let pm: Actor;
-  let pm2: Actor;
-  let dev: Actor;
-  let admin: Actor;
-  let projectUuid: string;
-  /** What each committed mutation recorded. */
-  const mutations: MutationCommitted[] = [];
-
-  beforeAll(async () => {
-    world = await World.database();
-    ideas = world.get(IdeaService);
-    elaboration = world.get(ElaborationService);
-    world.h.onCommitted((m) => {
-      mutations.push(m);
-    });
-    const a = (await world.company()).uuid;
-    const aliceU = await world.user(a, { name: 'Alice' });
-    const bobU = await world.user(a, { name: 'Bob' });
-    [alice, bob] = [userActor(aliceU), userActor(bobU)];
-    pm = (await world.agent(a, aliceU.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
-    pm2 = (await world.agent(a, bobU.uuid, { preset: 'pm_agent', name: 'PM2' })).actor;
-    dev = (await world.agent(a, aliceU.uuid, { preset: 'developer_agent', name: 'Dev' })).actor;
-    admin = (await world.agent(a, bobU.uuid, { preset: 'admin_agent', name: 'Admin' })).actor;
-    projectUuid = (await world.domain.project(alice)).uuid;
-  });
-  afterAll(() => world.close());
   beforeEach(() => {
     world.h.takeEvents();
     mutations.length = 0;
   });
 
-  const refused = (call: () => Promise<unknown>, code: string, message?: string): Promise<void> => expectIdeaRefused(world, call, code, message);
-  const activities = (targetUuid: string): Promise<Array<{ action: string; project_uuid: string; value: Record<string, unknown> | null; actor_uuid: string }>> =>
-    world.ds.query(`SELECT action, project_uuid, value, actor_uuid FROM activity WHERE target_uuid = $1 ORDER BY created_at ASC, uuid ASC`, [targetUuid]);
 
   const updated = (uuid: string): Record<string, string> => ({ companyUuid: alice.companyUuid, projectUuid, entityType: 'idea', entityUuid: uuid, action: 'updated' });
   const twoQuestions: QuestionInput[] = [question('q1'), question('q2', { category: 'scope', required: true }), question('opt', { required: false })];

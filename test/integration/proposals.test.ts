@@ -4,6 +4,34 @@ import { userActor, World } from '../utils/world.js';
 import { ProposalFactory, proposalIn, readyProposal, refused, refusedUnchanged, type SeededProposalStatus, LONG_CONTENT } from '../factories/proposal.factory.js';
 import { CommentEntity, DocumentEntity, ProposalEntity, ReferenceEntity, TaskEntity, IdeaEntity } from '../../src/entities.js';
 
+/**
+ * One database for the file and the cast the `proposal drafts` and `proposal validation` blocks read (the lifecycle
+ * block seeds worlds of its own): a company; `user`, a user of it whose pm agent `pm` writes the proposals; `otherPm`,
+ * the pm agent of a second user of the company; a project of `user`.
+ */
+let world: World;
+let f: ProposalFactory;
+let proposals: ProposalService;
+let companyUuid: string;
+let user: Actor;
+let pm: Actor;
+let otherPm: Actor;
+let projectUuid: string;
+
+beforeAll(async () => {
+  world = await World.database();
+  f = new ProposalFactory(world.ds);
+  proposals = world.get(ProposalService);
+  companyUuid = (await world.company()).uuid;
+  const u = await world.user(companyUuid);
+  const u2 = await world.user(companyUuid);
+  user = userActor(u);
+  pm = (await world.agent(companyUuid, u.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
+  otherPm = (await world.agent(companyUuid, u2.uuid, { preset: 'pm_agent', name: 'Other PM' })).actor;
+  projectUuid = await world.project(user);
+});
+afterAll(() => world.close());
+
 describe('proposal lifecycle', () => {
   const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -431,28 +459,6 @@ describe('proposal lifecycle', () => {
 });
 
 describe('proposal drafts (docs/tool-conventions.md §5.6)', () => {
-  let world: World;
-  let f: ProposalFactory;
-  let proposals: ProposalService;
-  let companyUuid: string;
-  /** A pm agent of one user, and otherPm, a pm agent of a second user of the company. */
-  let pm: Actor;
-  let otherPm: Actor;
-  let projectUuid: string;
-
-  beforeAll(async () => {
-    world = await World.database();
-    f = new ProposalFactory(world.ds);
-    proposals = world.get(ProposalService);
-    companyUuid = (await world.company()).uuid;
-    const u = await world.user(companyUuid);
-    const u2 = await world.user(companyUuid);
-    pm = (await world.agent(companyUuid, u.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
-    otherPm = (await world.agent(companyUuid, u2.uuid, { preset: 'pm_agent', name: 'Other PM' })).actor;
-    projectUuid = await world.project(userActor(u));
-  });
-  afterAll(() => world.close());
-
   const updated = (uuid: string) => [{ companyUuid, projectUuid, entityType: 'proposal', entityUuid: uuid, action: 'updated' }];
   /** A ready proposal of the pm agent (readyProposal). */
   const ready = () => readyProposal(world, pm, projectUuid);
@@ -643,27 +649,6 @@ describe('proposal drafts (docs/tool-conventions.md §5.6)', () => {
 
 /** docs/domain.md §5.2, rule by rule: what validate reports and whether submit refuses. */
 describe('proposal validation (docs/domain.md §5.2)', () => {
-  let world: World;
-  let f: ProposalFactory;
-  let proposals: ProposalService;
-  let companyUuid: string;
-  /** A user and its pm agent, which writes the proposals. */
-  let user: Actor;
-  let pm: Actor;
-  let projectUuid: string;
-
-  beforeAll(async () => {
-    world = await World.database();
-    f = new ProposalFactory(world.ds);
-    proposals = world.get(ProposalService);
-    companyUuid = (await world.company()).uuid;
-    const u = await world.user(companyUuid);
-    user = userActor(u);
-    pm = (await world.agent(companyUuid, u.uuid, { preset: 'pm_agent', name: 'PM' })).actor;
-    projectUuid = await world.project(user);
-  });
-  afterAll(() => world.close());
-
   /** A ready proposal whose stored row is then changed directly (to reach states the draft tools never write). */
   async function proposalWith(change: (p: ProposalEntity) => void = () => undefined) {
     const ready = await readyProposal(world, pm, projectUuid);
