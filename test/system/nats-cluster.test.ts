@@ -202,8 +202,12 @@ describe('NATS cluster: the node an instance is connected to is killed', () => {
       const natsLines = a.output().split('\n').filter((l) => /NATS|nats/.test(l));
       throw new Error(`${String(err)}; A on ${JSON.stringify(where)}, ready ${await readyStatus(a.url)}, log:\n${natsLines.join('\n')}`);
     });
-    // Writes go on after the failover, then stop; every stream must reach the final head.
+    // Writes go on after the failover, at least 4 s and until each instance has taken more than 10 since the kill (a
+    // count, not only a time: the slow 2-core machine writes fewer per second), then stop; every stream must reach the
+    // final head.
     await sleep(4_000);
+    const takenAfterKill = (via: 'A' | 'B') => written.filter((w) => w.at > tKill && w.via === via).length;
+    await until('more than 10 writes through each instance after the kill', () => takenAfterKill('A') > 10 && takenAfterKill('B') > 10, 30_000);
     writing = false;
     await writer;
 
