@@ -11,14 +11,13 @@ import { userActor, World, type WorldAgent } from '../utils/world.js';
 import { expectRefused, tableRows } from '../utils/mcp-expect.js';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let world: World;
 beforeAll(async () => {
-  shared = await World.start();
+  world = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => world.close());
 
 describe('REST comments, references, activity, search and mentionables (e2e)', () => {
-  let world: World;
   let changes: ChangeEvents;
   /** A logged-in user of company A (whose stream `changes` reads) and one of company B, with their Actors for seeding. */
   let companyA: string;
@@ -43,7 +42,6 @@ describe('REST comments, references, activity, search and mentionables (e2e)', (
   };
 
   beforeAll(async () => {
-    world = shared;
     [companyA, companyB] = [(await world.company()).uuid, (await world.company()).uuid];
     userA = await world.user(companyA);
     const userB = await world.user(companyB);
@@ -368,7 +366,6 @@ describe('collaboration tools', () => {
   const DISPLAY: Record<Kind, string> = { idea: 'Idea', proposal: 'Proposal', task: 'Task', document: 'Document' };
 
   describe('activity, comment, search and reference tools (e2e, MCP SDK client)', () => {
-    let world: World;
     let events: RealtimeEvent[];
     let companyUuid: string;
     let aliceUuid: string;
@@ -382,7 +379,6 @@ describe('collaboration tools', () => {
     const targets = {} as Record<Kind, string>;
 
     beforeAll(async () => {
-      world = shared;
       const ca = await world.company();
       companyUuid = ca.uuid;
       const alice = await world.user(ca.uuid, { name: 'Alice' });

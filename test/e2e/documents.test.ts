@@ -12,15 +12,14 @@ import { refusal } from '../utils/mcp-expect.js';
 import { proposalIn as proposalThroughTools } from '../utils/mcp-proposals.js';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let world: World;
 beforeAll(async () => {
-  shared = await World.start();
+  world = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => world.close());
 
 /** Document routes of docs/platform.md §9 over a running app, events read from a real EventSource. */
 describe('REST documents (e2e)', () => {
-  let world: World;
   let n = 0;
   /** Company A: alice and carol, projects A and A2; company B: bob and project B. Clients are logged in. */
   let aliceUser: SeededUser;
@@ -34,7 +33,6 @@ describe('REST documents (e2e)', () => {
   let seen: Observed;
 
   beforeAll(async () => {
-    world = shared;
     const [companyA, companyB] = [(await world.company()).uuid, (await world.company()).uuid];
     aliceUser = await world.user(companyA, { name: 'Alice' });
     const bobUser = await world.user(companyB, { name: 'Bob' });
@@ -185,7 +183,6 @@ describe('document tools', () => {
   const sorted = (keys: string[]) => [...keys].sort();
 
   describe('document tools (e2e, official SDK client)', () => {
-    let world: World;
     let events: RealtimeEvent[];
     let companyUuid: string;
     let project: string;
@@ -198,7 +195,6 @@ describe('document tools', () => {
     let other: { companyUuid: string; project: string; admin: WorldAgent };
 
     beforeAll(async () => {
-      world = shared;
       const a = await world.company();
       const ownerUser = await world.user(a.uuid, { name: 'Owner' });
       const colleague = await world.user(a.uuid, { name: 'Colleague' });
@@ -214,7 +210,6 @@ describe('document tools', () => {
       other = { companyUuid: b.uuid, project: await world.project(outsider), admin: await world.agent(b.uuid, outsider.uuid, { preset: 'admin_agent', name: 'Outsider admin' }) };
       events = world.recordEvents();
     });
-
 
     const takeEvents = (): RealtimeEvent[] => events.splice(0, events.length);
     const change = (entityType: RealtimeEvent['entityType'], entityUuid: string, action: RealtimeEvent['action'], projectUuid = project): RealtimeEvent => ({ companyUuid, projectUuid, entityType, entityUuid, action });

@@ -7,21 +7,18 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { RouteTable } from '../../src/shared/http/route-table.js';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let app: World;
 beforeAll(async () => {
-  shared = await World.start();
+  app = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => app.close());
 
 describe('ops endpoints (e2e)', () => {
-  let app: World;
   let http: HttpClient;
 
   beforeAll(async () => {
-    app = shared;
     http = new HttpClient(app.url);
   });
-
 
   it('serves liveness and readiness without auth or envelope', async () => {
     expect((await http.get('/health/live')).body).toEqual({ status: 'ok' });
@@ -63,18 +60,15 @@ describe('ops endpoints (e2e)', () => {
 });
 
 describe('REST error envelope (e2e)', () => {
-  let app: World;
   let http: HttpClient;
 
   beforeAll(async () => {
-    app = shared;
     http = new HttpClient(app.url);
     const f = app.ids;
     const company = await f.company();
     const user = await f.user(company.uuid);
     await http.login(user.email, user.password);
   });
-
 
   it('answers malformed JSON with 400 BAD_REQUEST "Invalid JSON body"', async () => {
     const res = await http.request('POST', '/api/agents', { body: '{"name":', headers: { 'content-type': 'application/json' } });
@@ -214,12 +208,10 @@ describe('security headers', () => {
   });
 
   describe('security headers (e2e)', () => {
-    let app: World;
     let http: HttpClient;
     let key: string;
 
     beforeAll(async () => {
-      app = shared;
       const f = app.ids;
       const c = await f.company();
       const u = await f.user(c.uuid);
@@ -227,7 +219,6 @@ describe('security headers', () => {
       http = new HttpClient(app.url);
       await http.login(u.email, u.password);
     });
-
 
     it('are on REST answers, successes and errors alike', async () => {
       const anonymous = new HttpClient(app.url);
@@ -350,11 +341,6 @@ describe('OpenAPI', () => {
   }
 
   describe('OpenAPI document', () => {
-    let app: World;
-    beforeAll(async () => {
-      app = shared;
-    });
-
 
     it('serves the UI at /api/docs and the JSON at /api/docs.json', async () => {
       const ui = await fetch(`${app.url}/api/docs`);

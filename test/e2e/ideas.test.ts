@@ -11,18 +11,17 @@ import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { expectRefused, sortEvents, tableRows } from '../utils/mcp-expect.js';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let world: World;
 beforeAll(async () => {
-  shared = await World.start();
+  world = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => world.close());
 
 describe('ideas over REST', () => {
   const QUESTION = question('q1');
   const ANSWER = { questionId: 'q1', selectedOptionId: 'a' };
 
   describe('REST ideas and elaboration (e2e)', () => {
-    let world: World;
     let changes: ChangeEvents;
     /** Company A: a user (whose stream `changes` reads) and a colleague; company B: a user. Clients are logged in. */
     let companyA: string;
@@ -39,7 +38,6 @@ describe('ideas over REST', () => {
     let foreignIdea: string;
 
     beforeAll(async () => {
-      world = shared;
       companyA = (await world.company()).uuid;
       userA = await world.user(companyA);
       actorA = userActor(userA);
@@ -446,7 +444,6 @@ describe('idea tools', () => {
   const q = (id: string, extra: Record<string, unknown> = {}) => ({ ...question(id), ...extra });
 
   describe('idea and elaboration tools (e2e, MCP SDK client)', () => {
-    let world: World;
     let events: RealtimeEvent[];
     let companyUuid: string;
     // Company A (users Alice and Bob): pm and dev of Alice's, pm2 and admin of Bob's; company B: Mallory, an admin agent.
@@ -461,7 +458,6 @@ describe('idea tools', () => {
     const idea = (opts: Parameters<DomainFactory['idea']>[2] = {}) => world.domain.idea(pm.actor, project, opts);
 
     beforeAll(async () => {
-      world = shared;
       const ca = await world.company();
       companyUuid = ca.uuid;
       const alice = await world.user(ca.uuid, { name: 'Alice' });

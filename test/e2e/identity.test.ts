@@ -5,11 +5,11 @@ import { IdentityFactory, type SeededUser } from '../factories/identity.factory.
 import { AuthService } from '../../src/modules/identity/index.js';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let app: World;
 beforeAll(async () => {
-  shared = await World.start();
+  app = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => app.close());
 
 describe('authentication', () => {
   const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -17,18 +17,15 @@ describe('authentication', () => {
   const COOKIE_RE = /^svc_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/;
 
   describe('browser authentication (e2e)', () => {
-    let app: World;
     let f: IdentityFactory;
     let company: { uuid: string; name: string };
     let user: SeededUser;
 
     beforeAll(async () => {
-      app = shared;
       f = app.ids;
       company = await f.company('Acme');
       user = await f.user(company.uuid, { email: 'alice@example.test', name: 'Alice', password: 'correct horse' });
     });
-
 
     const sessions = async (): Promise<number> => (await app.db.dataSource.query(`SELECT count(*)::int AS n FROM user_session`))[0].n;
 
@@ -240,14 +237,12 @@ describe('agents', () => {
   const AGENT_NOT_FOUND = { success: false, error: { code: 'NOT_FOUND', message: 'Agent not found' } };
 
   describe('agent management REST (e2e)', () => {
-    let app: World;
     let owner: HttpClient;
     let colleague: HttpClient;
     let outsider: HttpClient;
     let alice: SeededUser;
 
     beforeAll(async () => {
-      app = shared;
       const f = app.ids;
       const a = await f.company('A');
       const b = await f.company('B');
@@ -261,7 +256,6 @@ describe('agents', () => {
       await colleague.login(carol.email, carol.password);
       await outsider.login(bob.email, bob.password);
     });
-
 
     const createAgent = async (body: Record<string, unknown> = { name: 'Builder' }) => {
       const res = await owner.post('/api/agents', body);

@@ -8,18 +8,17 @@ import type { RealtimeEvent } from '../../src/shared/event-bus/events.js';
 import { expectRefused, tableRows } from '../utils/mcp-expect.js';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let world: World;
 beforeAll(async () => {
-  shared = await World.start();
+  world = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => world.close());
 
 describe('projects over REST', () => {
   const TASK_COUNTS = { open: 0, assigned: 0, in_progress: 0, to_verify: 0, done: 0, closed: 0 };
   const COUNTS = { ideas: 0, proposals: 0, documents: 0, tasks: 0 };
 
   describe('REST projects and project groups (e2e)', () => {
-    let world: World;
     let changes: ChangeEvents;
     /** A logged-in user of company A (with its Actor, for seeding) and one of company B. */
     let companyA: string;
@@ -28,7 +27,6 @@ describe('projects over REST', () => {
     let clientB: HttpClient;
 
     beforeAll(async () => {
-      world = shared;
       companyA = (await world.company()).uuid;
       const userA = await world.user(companyA);
       actorA = userActor(userA);
@@ -307,7 +305,6 @@ describe('project tools', () => {
   const ZERO_STATUS = { open: 0, assigned: 0, in_progress: 0, to_verify: 0, done: 0, closed: 0 };
 
   describe('project and group tools (e2e, MCP SDK client)', () => {
-    let world: World;
     let events: RealtimeEvent[];
     // Company A (users Alice and Bob): a pm and a developer agent of Alice's, an admin agent of Bob's; company B: Mallory, an admin agent.
     let pm: WorldAgent;
@@ -316,7 +313,6 @@ describe('project tools', () => {
     let mallory: WorldAgent;
 
     beforeAll(async () => {
-      world = shared;
       const a = await world.company();
       const alice = await world.user(a.uuid, { name: 'Alice' });
       const bob = await world.user(a.uuid, { name: 'Bob' });

@@ -11,15 +11,14 @@ import { refusal } from '../utils/mcp-expect.js';
 import { draftProposal as draftThroughTools, proposalIn as proposalThroughTools } from '../utils/mcp-proposals.js';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let world: World;
 beforeAll(async () => {
-  shared = await World.start();
+  world = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => world.close());
 
 /** Proposal routes of docs/platform.md §9 (and the proposal report) over a running app, events read from a real EventSource. */
 describe('REST proposals (e2e)', () => {
-  let world: World;
   let n = 0;
   const CRITERIA = [{ description: 'works' }];
   /**
@@ -39,7 +38,6 @@ describe('REST proposals (e2e)', () => {
   let seen: Observed;
 
   beforeAll(async () => {
-    world = shared;
     const [companyA, companyB] = [(await world.company()).uuid, (await world.company()).uuid];
     const aliceUser = await world.user(companyA, { name: 'Alice' });
     const bobUser = await world.user(companyB, { name: 'Bob' });
@@ -444,7 +442,6 @@ describe('proposal tools', () => {
   const sorted = (keys: string[]) => [...keys].sort();
 
   describe('proposal tools (e2e, official SDK client)', () => {
-    let world: World;
     let events: RealtimeEvent[];
     let companyUuid: string;
     let project: string;
@@ -456,7 +453,6 @@ describe('proposal tools', () => {
     let other: { companyUuid: string; project: string; admin: WorldAgent };
 
     beforeAll(async () => {
-      world = shared;
       const a = await world.company();
       const ownerUser = await world.user(a.uuid, { name: 'Owner' });
       const colleague = await world.user(a.uuid, { name: 'Colleague' });
@@ -471,7 +467,6 @@ describe('proposal tools', () => {
       other = { companyUuid: b.uuid, project: await world.project(outsider), admin: await world.agent(b.uuid, outsider.uuid, { preset: 'admin_agent', name: 'Outsider admin' }) };
       events = world.recordEvents();
     });
-
 
     const takeEvents = (): RealtimeEvent[] => events.splice(0, events.length);
     const change = (entityType: RealtimeEvent['entityType'], entityUuid: string, action: RealtimeEvent['action'], projectUuid = project): RealtimeEvent => ({ companyUuid, projectUuid, entityType, entityUuid, action });

@@ -13,14 +13,13 @@ import { callTool, mcpClient } from '../utils/mcp-client.js';
 import type { Client } from '@modelcontextprotocol/client';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let world: World;
 beforeAll(async () => {
-  shared = await World.start();
+  world = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => world.close());
 
 describe('REST sessions: the read-only view of agent sessions (e2e)', () => {
-  let world: World;
   let companyA: string;
   /** Logged-in users of company A and of company B. */
   let clientA: HttpClient;
@@ -33,7 +32,6 @@ describe('REST sessions: the read-only view of agent sessions (e2e)', () => {
   let taskUuid: string;
 
   beforeAll(async () => {
-    world = shared;
     companyA = (await world.company()).uuid;
     const companyB = (await world.company()).uuid;
     const [userA, userB] = [await world.user(companyA), await world.user(companyB)];
@@ -55,7 +53,6 @@ describe('REST sessions: the read-only view of agent sessions (e2e)', () => {
     await service.create(outsider.actor, { name: 'theirs' });
     sessions = { closed, checkedIn, idle };
   });
-
 
   const uuids = (res: { body: { data: { sessions: Array<{ uuid: string }> } } }) => res.body.data.sessions.map((s) => s.uuid);
 
@@ -107,7 +104,6 @@ describe('REST sessions: the read-only view of agent sessions (e2e)', () => {
 
 /** Session tools (docs/tool-conventions.md §5.3) through the official SDK client over HTTP. */
 describe('session tools (e2e)', () => {
-  let world: World;
   let events: RealtimeEvent[];
   let companyUuid: string;
   let ownerUser: SeededUser;
@@ -119,7 +115,6 @@ describe('session tools (e2e)', () => {
   let foreign: { owner: Actor; projectUuid: string; admin: WorldAgent };
 
   beforeAll(async () => {
-    world = shared;
     const c = await world.company();
     companyUuid = c.uuid;
     ownerUser = await world.user(c.uuid, { name: 'Owner' });
@@ -397,7 +392,6 @@ describe('session tools (e2e)', () => {
 });
 
 describe('svc_checkin and the notification tools (e2e, SDK client)', () => {
-  let app: World;
   let http: HttpClient;
   let client: Client;
   let agentUuid: string;
@@ -413,18 +407,17 @@ describe('svc_checkin and the notification tools (e2e, SDK client)', () => {
   let ideaInSecond: string;
 
   beforeAll(async () => {
-    app = shared;
-    const f = app.ids;
+    const f = world.ids;
     const company = await f.company();
     const user = await f.user(company.uuid, { name: 'Owner Person' });
     owner = { uuid: user.uuid, name: user.name, email: user.email };
     const { agent, key } = await f.agent(company.uuid, user.uuid, { preset: 'pm_agent', name: 'Bot' });
     agentUuid = agent.uuid;
-    http = new HttpClient(app.url);
+    http = new HttpClient(world.url);
     await http.login(user.email, user.password);
     projects = [];
     for (const name of ['P1', 'P2']) projects.push((await http.post('/api/projects', { name })).body.data.uuid);
-    client = await mcpClient(app.url, key, { 'X-Service-Project': projects[1] });
+    client = await mcpClient(world.url, key, { 'X-Service-Project': projects[1] });
     // 12 ideas claimed by the agent, alternating projects, so the checkin tracker must cut to the newest 10.
     for (let i = 0; i < 12; i++) {
       const created = await callTool(client, 'svc_pm_create_idea', { projectUuid: projects[i % 2], title: `Idea ${i}` });

@@ -15,17 +15,16 @@ import type { Client } from '@modelcontextprotocol/client';
 import { IdeaService } from '../../src/modules/ideas/index.js';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let world: World;
 beforeAll(async () => {
-  shared = await World.start();
+  world = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => world.close());
 
 // Scenarios REST and MCP share (create, read, update, transitions, criteria, work reports, delete, tenancy) are in tasks-shared.test.ts.
 
 /** Task routes of docs/platform.md §9 over a running app, with change events read from a real EventSource. */
 describe('REST tasks (e2e)', () => {
-  let world: World;
   let n = 0;
   const CRITERIA = [{ description: 'works' }, { description: 'tested' }, { description: 'nice to have', required: false }];
   /**
@@ -46,7 +45,6 @@ describe('REST tasks (e2e)', () => {
   let seen: Observed;
 
   beforeAll(async () => {
-    world = shared;
     const [companyA, companyB] = [(await world.company()).uuid, (await world.company()).uuid];
     [aliceUser, carolUser, bobUser] = [await world.user(companyA, { name: 'Alice' }), await world.user(companyA, { name: 'Carol' }), await world.user(companyB, { name: 'Bob' })];
     [alice, carol, bob] = [await world.login(aliceUser), await world.login(carolUser), await world.login(bobUser)];
@@ -278,11 +276,9 @@ describe('REST tasks (e2e)', () => {
   });
 });
 
-// Scenarios REST and MCP share (create, read, update, transitions, criteria, work reports, delete, tenancy) are in tasks-shared.test.ts.
 
 /** Task tools (docs/tool-conventions.md §5.1, §5.2, §5.4, §5.6 assign, §5.8) through the official SDK client over HTTP: what only MCP has. */
 describe('task tools (e2e)', () => {
-  let world: World;
   let recorded: RealtimeEvent[];
   let companyUuid: string;
   let ownerUser: SeededUser;
@@ -301,7 +297,6 @@ describe('task tools (e2e)', () => {
   const count = async (sql: string, params: unknown[] = []): Promise<number> => (await world.ds.query(sql, params))[0].n;
 
   beforeAll(async () => {
-    world = shared;
     const c = await world.company();
     companyUuid = c.uuid;
     ownerUser = await world.user(c.uuid, { name: 'Owner' });
@@ -408,7 +403,6 @@ describe('task tools (e2e)', () => {
       const missing = await refused(dev, 'svc_create_tasks', { projectUuid: projectUuid, tasks: [{ title: 'x' }] }, 'VALIDATION_ERROR', 'Invalid arguments');
       expect(missing.details).toEqual([{ path: 'tasks.0.acceptanceCriteriaItems', message: expect.any(String) }]);
     });
-
 
     it('refuses an empty batch and an over-long summary as invalid arguments, unchanged', async () => {
       await refused(dev, 'svc_create_tasks', { projectUuid: projectUuid, tasks: [] }, 'VALIDATION_ERROR', 'Invalid arguments');
@@ -578,7 +572,6 @@ describe('task tools (e2e)', () => {
 
 /** svc_get_my_assignments (docs/tool-conventions.md §2, §3) through the official SDK client, with the scoping headers. */
 describe('svc_get_my_assignments (e2e)', () => {
-  let world: World;
   let events: RealtimeEvent[];
   let companyUuid: string;
   let ownerUser: SeededUser;
@@ -608,7 +601,6 @@ describe('svc_get_my_assignments (e2e)', () => {
   const projectsOf = (r: { ideaTracker: object; taskTracker: object }) => ({ ideas: Object.keys(r.ideaTracker), tasks: Object.keys(r.taskTracker) });
 
   beforeAll(async () => {
-    world = shared;
     const c = await world.company();
     companyUuid = c.uuid;
     ownerUser = await world.user(c.uuid, { name: 'Owner' });
@@ -656,7 +648,6 @@ describe('svc_get_my_assignments (e2e)', () => {
     await task(p2, dev.actor, 'dev task');
     takeEvents();
   }, 60_000);
-
 
   it('returns both trackers across every project without headers, shaped and ordered per docs/tool-conventions.md §3', async () => {
     const r = await assignments(me);

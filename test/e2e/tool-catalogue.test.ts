@@ -8,11 +8,11 @@ import { ToolRegistry } from '../../src/modules/tool-kit/index.js';
 import { renderToolCatalogue } from '../utils/tool-catalogue-doc.js';
 
 /** One app for the whole file; each block below seeds companies of its own. */
-let shared: World;
+let app: World;
 beforeAll(async () => {
-  shared = await World.start();
+  app = await World.start();
 });
-afterAll(() => shared.close());
+afterAll(() => app.close());
 
 /**
  * docs/tool-conventions.md §1.5: what hosts hand the model — each listed tool's name, title, description and inputSchema as JSON,
@@ -20,11 +20,9 @@ afterAll(() => shared.close());
  * `tools/list` answer of an agent of each preset (`npm run bench:catalogue` prints the same figures).
  */
 describe('tool catalogue token budget (docs/tool-conventions.md §1.5, e2e)', () => {
-  let app: World;
   const sizes = new Map<string, CatalogueSize>();
 
   beforeAll(async () => {
-    app = shared;
     const c = await app.company('Budget');
     const owner = await app.user(c.uuid, { name: 'Owner' });
     for (const preset of Object.keys(TOKEN_BUDGETS)) {
@@ -34,7 +32,6 @@ describe('tool catalogue token budget (docs/tool-conventions.md §1.5, e2e)', ()
       sizes.set(preset, catalogueSize(res.text));
     }
   });
-
 
   it.each(Object.entries(TOKEN_BUDGETS))('%s: the counted part of its tools/list fits in %i cl100k tokens', (preset, budget) => {
     const size = sizes.get(preset)!;
@@ -94,7 +91,6 @@ describe('answer bytes', () => {
   }
 
   describe('exact bytes of svc_get_task and svc_update_task answers in both eras (e2e)', () => {
-    let app: World;
     let agent: WorldAgent;
     let ownerUuid: string;
     const ids: Record<string, string> = {};
@@ -153,7 +149,6 @@ describe('answer bytes', () => {
     }
 
     beforeAll(async () => {
-      app = shared;
       const c = await app.company('Bytes');
       ownerUuid = (await app.user(c.uuid, { name: 'Owner' })).uuid;
       agent = await app.agent(c.uuid, ownerUuid, { preset: 'admin_agent', name: 'Bytes agent' });
@@ -192,7 +187,6 @@ describe('answer bytes', () => {
       await q(`UPDATE session_task_checkin SET checkin_at = $2 WHERE task_uuid = $1`, [ids.task, T3]);
     });
 
-
     it.each(ERAS)('svc_get_task answers the canonical bytes (%s)', async (era) => {
       const res = await post(era, 'svc_get_task', { taskUuid: ids.task });
       expect(res.status).toBe(200);
@@ -230,7 +224,6 @@ describe('structured output', () => {
   }
 
   describe('structured output of the read-only tools (docs/tool-conventions.md §1.1, e2e)', () => {
-    let app: World;
     let admin: WorldAgent;
     let listed: Listed[];
     const seeded: Record<string, string> = {};
@@ -238,7 +231,6 @@ describe('structured output', () => {
     const ok = async (name: string, args: Record<string, unknown> = {}) => app.ok(admin, name, args);
 
     beforeAll(async () => {
-      app = shared;
       const c = await app.company('Structured');
       const owner = await app.user(c.uuid, { name: 'Owner' });
       admin = await app.agent(c.uuid, owner.uuid, { preset: 'admin_agent', name: 'Structured admin' });
@@ -282,7 +274,6 @@ describe('structured output', () => {
       await ok('svc_session_checkin_task', { sessionUuid: session.uuid, taskUuid: tasks[0].uuid });
       seeded.sessionUuid = session.uuid;
     });
-
 
     /** Valid arguments for every read-only tool, some more than once (sections, filters). */
     const CALLS = (): Array<[string, Record<string, unknown>]> => [
@@ -413,11 +404,6 @@ describe('the catalogue doc', () => {
   const FILE = new URL('../../docs/tools.md', import.meta.url);
 
   describe('docs/tools.md', () => {
-    let app: World;
-    beforeAll(async () => {
-      app = shared;
-    });
-
 
     it('is the catalogue the registry lists', () => {
       const rendered = renderToolCatalogue(app.get(ToolRegistry));

@@ -771,7 +771,6 @@ describe('elaboration', () => {
     mutations.length = 0;
   });
 
-
   const updated = (uuid: string): Record<string, string> => ({ companyUuid: alice.companyUuid, projectUuid, entityType: 'idea', entityUuid: uuid, action: 'updated' });
   const twoQuestions: QuestionInput[] = [question('q1'), question('q2', { category: 'scope', required: true }), question('opt', { required: false })];
 
